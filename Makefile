@@ -1,0 +1,35 @@
+# Two everyday commands: `make lab` (the course in JupyterLab) and `make test` (everything CI runs).
+# Each creates .venv when missing and installs the pinned requirements first.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.course-installed
+
+.PHONY: lab test notebooks bench install clean
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m course_lib doctor
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+# Unit tests, exercise and grader checks, and nbval over every notebook, in one pytest run.
+test: $(STAMP)
+	$(PY) -m pytest tests notebooks --nbval --sanitize-with notebooks/sanitize.cfg
+
+# Re-execute every notebook in a fresh kernel and store its outputs (what nbval compares against).
+notebooks: $(STAMP)
+	$(PY) -m course_lib notebooks
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_prepare.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

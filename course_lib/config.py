@@ -1,0 +1,110 @@
+"""Application settings read from the environment and `.env`.
+
+Invalid settings fail at start-up (not at the first chat message) with a Russian message that names
+the environment variable to fix.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Backend = Literal["auto", "offline", "openai"]
+InstructionRole = Literal["developer", "system"]
+
+# Russian explanations for the checks pydantic runs; keyed by pydantic's error type.
+_ERROR_TEXTS = {
+    "greater_than": "должно быть больше {gt}",
+    "greater_than_equal": "должно быть не меньше {ge}",
+    "int_parsing": "должно быть целым числом",
+    "float_parsing": "должно быть числом",
+    "literal_error": "допустимые значения: {expected}",
+    "missing": "обязательно",
+}
+
+
+class SettingsError(ValueError):
+    """Raised by `load_settings` with a message for the person who edits `.env`."""
+
+
+class Settings(BaseSettings):
+    """Everything the course reads from the environment, with defaults that work offline."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        validate_default=True,
+    )
+
+    app_env: str = Field(default="development", validation_alias="APP_ENV")
+    llm_backend: Backend = Field(default="auto", validation_alias="LLM_BACKEND")
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    model: str = Field(default="gpt-4.1", min_length=1, validation_alias="OPENAI_MODEL")
+    instruction_role: InstructionRole = Field(
+        default="developer", validation_alias="LLM_INSTRUCTION_ROLE"
+    )
+    max_output_tokens: int = Field(default=500, gt=0, validation_alias="MAX_OUTPUT_TOKENS")
+    timeout_seconds: float = Field(default=30.0, gt=0, validation_alias="OPENAI_TIMEOUT_SECONDS")
+    max_retries: int = Field(default=2, ge=0, validation_alias="OPENAI_MAX_RETRIES")
+    chat_input_token_budget: int = Field(
+        default=6000, gt=0, validation_alias="CHAT_INPUT_TOKEN_BUDGET"
+    )
+
+    @field_validator("openai_api_key", mode="before")
+    @classmethod
+    def _blank_key_is_no_key(cls, value: object) -> object:
+        # `OPENAI_API_KEY=` in .env means "no key", not "an empty key".
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("openai_base_url", mode="before")
+    @classmethod
+    def _blank_url_is_default(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @property
+    def effective_backend(self) -> Literal["offline", "openai"]:
+        """`auto` resolves to the real API only when a key is configured."""
+        if self.llm_backend == "auto":
+            return "openai" if self.openai_api_key is not None else "offline"
+        return self.llm_backend
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build `Settings`, turning pydantic's validation errors into one clear Russian message."""
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as error:
+        raise SettingsError(_describe(error)) from None
+    if settings.llm_backend == "openai" and settings.openai_api_key is None:
+        raise SettingsError(
+            "LLM_BACKEND=openai, но OPENAI_API_KEY не задан. "
+            "Укажите ключ в .env или выберите LLM_BACKEND=auto."
+        )
+    return settings
+
+
+def _describe(error: ValidationError) -> str:
+    lines = ["Неверные настройки:"]
+    for item in error.errors(include_url=False):
+        field = str(item["loc"][0]) if item["loc"] else "?"
+        variable = _env_name(field)
+        template = _ERROR_TEXTS.get(item["type"])
+        reason = template.format(**item.get("ctx", {})) if template else item["msg"]
+        shown = "" if "openai_api_key" in field.lower() else f" (получено: {item.get('input')!r})"
+        lines.append(f"- {variable}: значение {reason}{shown}.")
+    return "\n".join(lines)
+
+
+def _env_name(field: str) -> str:
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    return alias if isinstance(alias, str) else field

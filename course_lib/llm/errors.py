@@ -1,0 +1,37 @@
+"""Errors of the LLM client: one class per kind of failure, all with Russian messages.
+
+The application catches `LLMClientError`; the subclasses let a caller (or a lesson) tell a timeout
+from a rate limit without parsing text.
+"""
+
+
+class LLMClientError(RuntimeError):
+    """Any failure to get a completion from the model."""
+
+
+class LLMConnectionError(LLMClientError):
+    """The server could not be reached."""
+
+
+class LLMTimeoutError(LLMClientError):
+    """The server did not answer in time."""
+
+
+class LLMRateLimitError(LLMClientError):
+    """HTTP 429: too many requests or no quota left."""
+
+
+class LLMAuthenticationError(LLMClientError):
+    """HTTP 401/403: the key is missing, wrong or has no access."""
+
+
+class LLMBadRequestError(LLMClientError):
+    """HTTP 400/404/422: the request itself was rejected."""
+
+
+class LLMServerError(LLMClientError):
+    """HTTP 5xx: the provider failed."""
+
+
+class LLMInstructionRoleError(LLMBadRequestError):
+    """The server refused the role of the instruction message (developer vs system)."""
