@@ -6,22 +6,28 @@ the environment variable to fix.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The course root's .env is found wherever the code runs from (notebooks/ included);
+# a .env in the current directory, if any, overrides it.
+PROJECT_ENV_FILE = Path(__file__).resolve().parent.parent / ".env"
 
 Backend = Literal["auto", "offline", "openai"]
 InstructionRole = Literal["developer", "system"]
 
 # Russian explanations for the checks pydantic runs; keyed by pydantic's error type.
 _ERROR_TEXTS = {
-    "greater_than": "должно быть больше {gt}",
-    "greater_than_equal": "должно быть не меньше {ge}",
-    "int_parsing": "должно быть целым числом",
-    "float_parsing": "должно быть числом",
+    "greater_than": "значение должно быть больше {gt}",
+    "greater_than_equal": "значение должно быть не меньше {ge}",
+    "int_parsing": "значение должно быть целым числом",
+    "float_parsing": "значение должно быть числом",
+    "string_too_short": "значение не должно быть пустым",
     "literal_error": "допустимые значения: {expected}",
-    "missing": "обязательно",
+    "missing": "значение обязательно",
 }
 
 
@@ -33,7 +39,7 @@ class Settings(BaseSettings):
     """Everything the course reads from the environment, with defaults that work offline."""
 
     model_config = SettingsConfigDict(
-        env_file=".env",
+        env_file=(PROJECT_ENV_FILE, ".env"),
         env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
@@ -99,8 +105,9 @@ def _describe(error: ValidationError) -> str:
         variable = _env_name(field)
         template = _ERROR_TEXTS.get(item["type"])
         reason = template.format(**item.get("ctx", {})) if template else item["msg"]
+        reason = reason.replace("' or '", "' или '")
         shown = "" if "openai_api_key" in field.lower() else f" (получено: {item.get('input')!r})"
-        lines.append(f"- {variable}: значение {reason}{shown}.")
+        lines.append(f"- {variable}: {reason}{shown}.")
     return "\n".join(lines)
 
 

@@ -26,3 +26,12 @@ def neutralize_tags(text: str) -> str:
 def wrap_in_tag(tag: str, text: str) -> str:
     """`<tag>\\ntext\\n</tag>` with the text unable to close the block itself."""
     return f"<{tag}>\n{neutralize_tags(text)}\n</{tag}>"
+
+
+def unwrap_tag(tag: str, text: str) -> str:
+    """The inside of `<tag>...</tag>` if `text` is exactly such a block, else `text` unchanged."""
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    stripped = text.strip()
+    if stripped.startswith(opening) and stripped.endswith(closing):
+        return stripped[len(opening) : -len(closing)].strip()
+    return text

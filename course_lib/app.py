@@ -1,0 +1,64 @@
+"""Wiring: build the chat application from settings (the seed's `main.py`, as a function).
+
+Read it bottom-up: the chat service needs a history policy and a summary service; the policy needs
+a token counter and the budget; everything that calls the model shares one `LLMClient`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from course_lib.chat_history import SlidingWindowHistory, TokenCounter
+from course_lib.chat_service import ChatService
+from course_lib.config import Settings, load_settings
+from course_lib.conversation_summary_service import ConversationSummaryService
+from course_lib.llm.client import LLMClient
+from course_lib.llm.offline import OfflineModel
+
+
+@dataclass
+class ChatApp:
+    settings: Settings
+    llm_client: LLMClient
+    token_counter: TokenCounter
+    history_policy: SlidingWindowHistory
+    summary_service: ConversationSummaryService | None
+    chat_service: ChatService
+
+    @property
+    def backend_label(self) -> str:
+        """How the console and notebooks name the backend, honestly."""
+        if self.llm_client.backend == "offline":
+            return "офлайн учебная модель (знает только то, что есть в запросе)"
+        return f"OpenAI-совместимый API ({self.settings.openai_base_url or 'api.openai.com'})"
+
+    def close(self) -> None:
+        self.llm_client.close()
+
+    def __enter__(self) -> ChatApp:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def build_chat_app(
+    settings: Settings | None = None,
+    *,
+    offline_model: OfflineModel | None = None,
+    with_summary: bool = True,
+) -> ChatApp:
+    settings = settings or load_settings()
+    llm_client = LLMClient(settings, offline_model=offline_model)
+    token_counter = TokenCounter()
+    history_policy = SlidingWindowHistory(
+        token_counter=token_counter,
+        input_token_budget=settings.chat_input_token_budget,
+    )
+    summary_service = ConversationSummaryService(llm_client) if with_summary else None
+    chat_service = ChatService(
+        llm_client=llm_client,
+        history_policy=history_policy,
+        summary_service=summary_service,
+    )
+    return ChatApp(settings, llm_client, token_counter, history_policy, summary_service, chat_service)

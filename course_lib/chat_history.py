@@ -1,0 +1,128 @@
+"""The history policy: which part of a session's history fits into one request.
+
+`SlidingWindowHistory.prepare()` always keeps the developer message, any fixed context (the summary)
+and the new user message, then adds whole user/assistant turns from the newest back, and stops at
+the first turn that does not fit the input budget.
+
+Cost: each message is counted once per call (and `TokenCounter` remembers recent texts), and only
+the turns that end up in the window plus the one that does not fit are counted at all. Splitting the
+history into turns is a cheap O(n) pass with no tokenization.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from course_lib.llm.client import Message
+from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter
+
+__all__ = [
+    "ChatHistoryError",
+    "PreparedHistory",
+    "SlidingWindowHistory",
+    "TokenCounter",
+    "split_into_turns",
+]
+
+TURN_ROLES = ("user", "assistant")
+
+
+class ChatHistoryError(RuntimeError):
+    """The history is broken, or the required part of the request exceeds the budget."""
+
+
+@dataclass(frozen=True)
+class PreparedHistory:
+    """One request, ready to send, and the figures that describe how it was built."""
+
+    messages: list[Message]
+    estimated_tokens: int
+    context_history_messages: int
+    removed_history_messages: int
+
+
+def split_into_turns(history: Sequence[Message]) -> list[tuple[Message, Message]]:
+    """Group a flat history into (user, assistant) turns; anything else is a broken history."""
+    if len(history) % 2 != 0:
+        raise ChatHistoryError(
+            f"История должна состоять из законченных ходов, а в ней {len(history)} сообщений."
+        )
+    turns: list[tuple[Message, Message]] = []
+    for index in range(0, len(history), 2):
+        user, assistant = history[index], history[index + 1]
+        roles = (_role(user), _role(assistant))
+        if roles != TURN_ROLES:
+            raise ChatHistoryError(
+                f"Ход №{index // 2 + 1}: ожидалась пара user/assistant, получено {list(roles)}."
+            )
+        turns.append((user, assistant))
+    return turns
+
+
+def _role(message: object) -> object:
+    if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+        raise ChatHistoryError("Каждое сообщение истории должно быть словарём с role и content.")
+    return message.get("role")
+
+
+class SlidingWindowHistory:
+    """Keeps the newest whole turns that fit into `input_token_budget` tokens."""
+
+    def __init__(self, token_counter: TokenCounter, input_token_budget: int) -> None:
+        if isinstance(input_token_budget, bool) or not isinstance(input_token_budget, int):
+            raise TypeError("Бюджет входных токенов должен быть целым числом.")
+        if input_token_budget <= 0:
+            raise ValueError("Бюджет входных токенов должен быть больше нуля.")
+        self._token_counter = token_counter
+        self._input_token_budget = input_token_budget
+
+    @property
+    def input_token_budget(self) -> int:
+        return self._input_token_budget
+
+    @property
+    def token_counter(self) -> TokenCounter:
+        return self._token_counter
+
+    def with_budget(self, input_token_budget: int) -> SlidingWindowHistory:
+        """The same policy with another budget (for "what if the budget were smaller?")."""
+        return SlidingWindowHistory(self._token_counter, input_token_budget)
+
+    def prepare(
+        self,
+        developer_message: Message,
+        history: Sequence[Message],
+        user_message: Message,
+        context_messages: Sequence[Message] | None = None,
+    ) -> PreparedHistory:
+        turns = split_into_turns(history)
+        fixed_context = list(context_messages or [])
+        count = self._token_counter.count_message
+
+        required_tokens = REPLY_PRIMER_TOKENS + sum(
+            count(message) for message in (developer_message, *fixed_context, user_message)
+        )
+        if required_tokens > self._input_token_budget:
+            raise ChatHistoryError(
+                "Developer-инструкция, summary и новое сообщение не помещаются во входной бюджет: "
+                f"нужно {required_tokens} токенов, бюджет {self._input_token_budget}."
+            )
+
+        used_tokens = required_tokens
+        kept_turns = 0
+        for user, assistant in reversed(turns):
+            turn_tokens = count(user) + count(assistant)
+            if used_tokens + turn_tokens > self._input_token_budget:
+                break  # older turns are not considered: the window has no gaps
+            used_tokens += turn_tokens
+            kept_turns += 1
+
+        kept_messages = 2 * kept_turns
+        selected_history = list(history[len(history) - kept_messages :])
+        return PreparedHistory(
+            messages=[developer_message, *fixed_context, *selected_history, user_message],
+            estimated_tokens=used_tokens,
+            context_history_messages=kept_messages,
+            removed_history_messages=len(history) - kept_messages,
+        )

@@ -1,0 +1,96 @@
+"""`python -m course_lib chat`: the support chat in a terminal, as in the seed's console.
+
+Commands: /new starts a new conversation (new Session ID, the old one is cleared), /exit quits.
+End of input (Ctrl-D, or the end of a piped file) also quits cleanly.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from uuid import uuid4
+
+from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
+from course_lib.config import SettingsError
+from course_lib.llm.errors import LLMClientError
+
+YES_NO = {True: "да", False: "нет"}
+
+
+def print_reply(result: ChatReply, out: Callable[[str], None] = print) -> None:
+    out(f"Assistant: {result.text}")
+    out(f"Session ID ответа: {result.session_id}")
+    out(f"Сообщений в истории: {result.history_messages}")
+    out(f"Сообщений истории в запросе: {result.context_history_messages}")
+    out(f"Сообщений истории отброшено: {result.removed_history_messages}")
+    out(f"Оценка входных токенов до запроса: {result.estimated_prompt_tokens}")
+    out(f"Summary сохранено: {YES_NO[result.has_summary]}")
+    out(f"Summary обновлено на этом ходу: {YES_NO[result.summary_updated]}")
+    out(f"Промпт: {result.prompt_id}@{result.prompt_version}")
+    out(f"Время ответа: {result.elapsed_seconds:.2f} с")
+    if result.total_tokens is None:
+        out("Провайдер не вернул статистику токенов.")
+    else:
+        out(f"Входные токены: {result.prompt_tokens}")
+        out(f"Выходные токены: {result.completion_tokens}")
+        out(f"Всего токенов: {result.total_tokens}")
+    out(f"ID ответа: {result.response_id}")
+
+
+def run_console(
+    service: ChatService,
+    app_env: str,
+    configured_model: str,
+    backend_label: str,
+    read: Callable[[str], str] = input,
+    out: Callable[[str], None] = print,
+    new_session_id: Callable[[], str] = lambda: uuid4().hex,
+) -> None:
+    out(f"Окружение: {app_env}")
+    out(f"Настроенная модель: {configured_model}")
+    out(f"Бэкенд: {backend_label}")
+    session_id = new_session_id()
+    out(f"Session ID: {session_id}")
+    out("Команды: /new — новый диалог, /exit — выход.")
+
+    while True:
+        try:
+            user_text = read("\nВы: ")
+        except (EOFError, KeyboardInterrupt):
+            out("")
+            return
+        command = user_text.strip()
+        if command == "/exit":
+            return
+        if command == "/new":
+            service.reset_session(session_id)
+            session_id = new_session_id()
+            out(f"Новый Session ID: {session_id}")
+            continue
+        try:
+            result = service.reply(session_id, user_text)
+        except ChatServiceError as error:
+            out(f"Ошибка чата: {error}")
+            continue
+        print_reply(result, out)
+
+
+def main(argv: list[str]) -> int:
+    if argv:
+        print("Команда chat не принимает аргументов; настройки читаются из .env.", file=sys.stderr)
+        return 2
+    from course_lib.app import build_chat_app  # heavy imports only when the chat really starts
+
+    try:
+        app = build_chat_app()
+    except (SettingsError, LLMClientError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    with app:
+        run_console(
+            app.chat_service,
+            app_env=app.settings.app_env,
+            configured_model=app.settings.model,
+            backend_label=app.backend_label,
+        )
+    return 0

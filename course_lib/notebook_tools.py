@@ -1,0 +1,54 @@
+"""`python -m course_lib notebooks [NAME...]`: re-execute notebooks and store their outputs.
+
+Each notebook runs top to bottom in a fresh kernel from `notebooks/`, on the offline model (a key in
+`.env` must not leak a real model's words into the stored outputs). The stored outputs are what
+`pytest --nbval` compares against in `make test`. Widget state is not saved: it would only bloat
+the file and pin a widget version.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+CELL_TIMEOUT_SECONDS = 120
+
+
+def execute_notebook(path: Path) -> float:
+    """Run one notebook in place; return the seconds it took."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_SECONDS,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,
+    )
+    started = time.perf_counter()
+    client.execute()
+    elapsed = time.perf_counter() - started
+    notebook.metadata.pop("widgets", None)
+    nbformat.write(notebook, path)
+    return elapsed
+
+
+def main(argv: list[str]) -> int:
+    os.environ["LLM_BACKEND"] = "offline"  # the kernel inherits it
+    names = set(argv)
+    paths = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if not names or p.stem in names or p.name in names)
+    if not paths:
+        print(f"Ноутбуки не найдены: {' '.join(argv) or NOTEBOOKS_DIR}", file=sys.stderr)
+        return 1
+    total = 0.0
+    for path in paths:
+        elapsed = execute_notebook(path)
+        total += elapsed
+        print(f"{path.name}: {elapsed:.1f} с")
+    print(f"Всего: {total:.1f} с")
+    return 0

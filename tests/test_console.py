@@ -1,0 +1,77 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from course_lib.console import run_console
+
+from helpers import MONITOR_DIALOGUE, MONITOR_RECALL, make_app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_chat(lines: list[str], **env: str) -> str:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LLM_", "CHAT_"))}
+    environment["LLM_BACKEND"] = "offline"  # a developer's own .env key must not switch backends
+    environment.update(env)
+    result = subprocess.run(
+        [sys.executable, "-m", "course_lib", "chat"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "tests",  # no .env here: only the variables we pass count
+        env=environment,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def assistant_lines(output: str) -> list[str]:
+    return [line.split("Assistant: ", 1)[1] for line in output.splitlines() if "Assistant: " in line]
+
+
+def test_console_remembers_the_order_number():
+    output = run_chat(["Получил заказ 8041 с кофемашиной. Она не включается.", "Напомните номер заказа.", "/exit"])
+    replies = assistant_lines(output)
+    assert len(replies) == 2 and "8041" in replies[1]
+    assert "Бэкенд: офлайн учебная модель" in output
+    assert "Сообщений в истории: 4" in output
+
+
+def test_console_with_budget_300_summarizes_and_recalls():
+    output = run_chat([*MONITOR_DIALOGUE, MONITOR_RECALL, "/exit"], CHAT_INPUT_TOKEN_BUDGET="300")
+    assert "Summary обновлено на этом ходу: да" in output
+    last = assistant_lines(output)[-1]
+    assert "7718" in last and "подставк" in last.lower()
+
+
+def test_console_end_of_input_exits_cleanly_and_errors_do_not_stop_it():
+    output = run_chat(["", "Привет"])  # no /exit: the input just ends
+    assert "Ошибка чата: Сообщение не должно быть пустым." in output
+    assert len(assistant_lines(output)) == 1
+
+
+def test_console_refuses_bad_settings_with_the_variable_name():
+    environment = dict(os.environ, CHAT_INPUT_TOKEN_BUDGET="0", LLM_BACKEND="offline")
+    result = subprocess.run(
+        [sys.executable, "-m", "course_lib", "chat"], input="", capture_output=True, text=True,
+        cwd=ROOT / "tests", env=environment, timeout=60,
+    )
+    assert result.returncode == 2
+    assert "CHAT_INPUT_TOKEN_BUDGET" in result.stderr
+
+
+def test_new_command_starts_from_two(offline_settings):
+    ids = iter(["first", "second"])
+    inputs = iter(["Получил заказ 8041 с кофемашиной.", "Коробка целая.", "/new", "А когда его доставили?", "/exit"])
+    printed: list[str] = []
+    with make_app(offline_settings) as app:
+        run_console(
+            app.chat_service, "test", "gpt-4.1", "offline",
+            read=lambda prompt: next(inputs), out=printed.append, new_session_id=lambda: next(ids),
+        )
+        assert app.chat_service.get_session("first").messages == ()
+    history_lines = [line for line in printed if line.startswith("Сообщений в истории")]
+    assert history_lines == ["Сообщений в истории: 2", "Сообщений в истории: 4", "Сообщений в истории: 2"]
+    assert "Новый Session ID: second" in printed
