@@ -1,0 +1,302 @@
+"""`OfflineModel`: a deterministic stand-in for an OpenAI-compatible chat-completions endpoint.
+
+It takes the JSON body of a `POST /v1/chat/completions` request and returns a status code and a JSON
+body exactly shaped like a provider's: `chat.completion` with `usage`, or an `{"error": …}` object.
+It knows only what is in the request (see `dialogue`, `replies`, `summary`), counts tokens with the
+course's `TokenCounter`, honours `max_completion_tokens` / `max_tokens`, keeps the last requests for
+lessons to inspect, and produces scheduled faults. No network, no randomness, no clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from course_lib.llm.offline.dialogue import (
+    is_summary_request,
+    read_chat_request,
+    read_summary_request,
+)
+from course_lib.llm.offline.faults import (
+    FAULT_KINDS,
+    FaultQueue,
+    SimulatedConnectionError,
+    SimulatedTimeout,
+)
+from course_lib.llm.offline.replies import compose_chat_reply
+from course_lib.llm.offline.summary import compose_summary
+from course_lib.tokenizer import TokenCounter, get_encoding
+
+DEFAULT_MODEL_NAME = "offline-teaching-model"
+CREATED = 1_700_000_000
+"""The fixed `created` timestamp of every completion (no wall clock)."""
+REQUEST_LOG_SIZE = 100
+TRUNCATED_FAULT_TOKENS = 5
+KNOWN_ROLES = frozenset({"developer", "system", "user", "assistant"})
+INSTRUCTION_ROLES = frozenset({"developer", "system"})
+
+
+@dataclass(frozen=True)
+class OfflineResponse:
+    """What the endpoint answers: an HTTP status code and a JSON body."""
+
+    status_code: int
+    body: dict[str, Any]
+
+
+class _RequestError(Exception):
+    def __init__(self, response: OfflineResponse) -> None:
+        super().__init__(response.body)
+        self.response = response
+
+
+class OfflineModel:
+    """The offline teaching model. Thread-safe; one instance can serve a whole course session."""
+
+    def __init__(
+        self,
+        *,
+        model_name: str = DEFAULT_MODEL_NAME,
+        encoding_name: str = "o200k_base",
+        accepted_instruction_roles: frozenset[str] = frozenset({"developer", "system"}),
+    ) -> None:
+        self.model_name = model_name
+        self.encoding_name = encoding_name
+        self.accepted_instruction_roles = frozenset(accepted_instruction_roles)
+        self._counter = TokenCounter(encoding_name)
+        self._encoding = get_encoding(encoding_name)
+        self._faults = FaultQueue()
+        self._requests: deque[dict[str, Any]] = deque(maxlen=REQUEST_LOG_SIZE)
+        self._calls = 0
+        self._lock = threading.Lock()
+
+    # --- faults -----------------------------------------------------------------------------
+
+    def schedule_fault(self, kind: str, times: int = 1, *, after: int = 0) -> None:
+        """Make the next `times` requests (after `after` clean ones) fail with `kind`.
+
+        Kinds: see `FAULT_KINDS`. Faults queue up in the order scheduled.
+        """
+        self._faults.schedule(kind, times, after)
+
+    def clear_faults(self) -> None:
+        self._faults.clear()
+
+    @property
+    def pending_faults(self) -> tuple[str, ...]:
+        return self._faults.pending()
+
+    # --- what the model received -------------------------------------------------------------
+
+    @property
+    def requests(self) -> tuple[dict[str, Any], ...]:
+        """The parsed bodies of the last 100 requests, most recent last (faulted ones included)."""
+        with self._lock:
+            return tuple(self._requests)
+
+    @property
+    def last_request(self) -> dict[str, Any] | None:
+        with self._lock:
+            return self._requests[-1] if self._requests else None
+
+    @property
+    def calls(self) -> int:
+        """How many chat-completion requests arrived, including failed and faulted ones."""
+        with self._lock:
+            return self._calls
+
+    # --- the endpoint ------------------------------------------------------------------------
+
+    def complete(self, raw_body: bytes) -> OfflineResponse:
+        """Handle one `POST /v1/chat/completions` body.
+
+        Raises `SimulatedTimeout` / `SimulatedConnectionError` for the network faults; everything
+        else, errors included, is an `OfflineResponse`.
+        """
+        try:
+            payload: Any = json.loads(raw_body or b"null")
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            payload = None
+        with self._lock:
+            self._calls += 1
+            if isinstance(payload, dict):
+                self._requests.append(payload)
+        fault = self._faults.take()
+
+        if fault == "timeout":
+            raise SimulatedTimeout("Офлайн-модель не ответила вовремя (учебный сбой timeout).")
+        if fault == "connection":
+            raise SimulatedConnectionError("Не удалось подключиться к офлайн-модели (учебный сбой connection).")
+        if fault == "rate_limit":
+            return _error(
+                429,
+                "Превышен лимит запросов к офлайн-модели (учебный сбой rate_limit).",
+                "requests",
+                code="rate_limit_exceeded",
+            )
+        if fault == "server_error":
+            return _error(500, "Внутренняя ошибка офлайн-модели (учебный сбой server_error).", "server_error")
+
+        try:
+            messages, limit = self._validate(payload)
+        except _RequestError as error:
+            return error.response
+        return self._completion(payload, messages, limit, fault)
+
+    def reply_text(self, messages: Sequence[Mapping[str, str]]) -> str:
+        """What the model would answer to these messages, without HTTP, limits or bookkeeping."""
+        if is_summary_request(messages):
+            user_contents = [m.get("content") or "" for m in messages if m.get("role") == "user"]
+            previous, fragment = read_summary_request(user_contents[-1])
+            return compose_summary(previous.merge(fragment))
+        return compose_chat_reply(read_chat_request(messages))
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _validate(self, payload: Any) -> tuple[list[dict[str, str]], int | None]:
+        if not isinstance(payload, dict):
+            raise _RequestError(_error(400, "Тело запроса должно быть JSON-объектом.", "invalid_request_error"))
+        if not isinstance(payload.get("model"), str) or not payload["model"]:
+            raise _RequestError(_error(400, "Не указана модель (model).", "invalid_request_error", param="model"))
+        if payload.get("stream"):
+            raise _RequestError(
+                _error(400, "Офлайн-модель не поддерживает stream=true.", "invalid_request_error", param="stream")
+            )
+        raw_messages = payload.get("messages")
+        if not isinstance(raw_messages, list) or not raw_messages:
+            raise _RequestError(
+                _error(400, "messages должен быть непустым списком.", "invalid_request_error", param="messages")
+            )
+        messages = [self._message(index, m) for index, m in enumerate(raw_messages)]
+        return messages, _token_limit(payload)
+
+    def _message(self, index: int, message: Any) -> dict[str, str]:
+        param = f"messages[{index}]"
+        if not isinstance(message, dict):
+            raise _RequestError(_error(400, f"{param} должно быть объектом.", "invalid_request_error", param=param))
+        role = message.get("role")
+        if role not in KNOWN_ROLES:
+            raise _RequestError(
+                _error(
+                    400,
+                    f"{param}.role: неизвестная роль {role!r}. Допустимы: developer, system, user, assistant.",
+                    "invalid_request_error",
+                    param=f"{param}.role",
+                )
+            )
+        if role in INSTRUCTION_ROLES and role not in self.accepted_instruction_roles:
+            raise _RequestError(self._role_rejection(index, role))
+        content = _text_content(message.get("content"))
+        if content is None:
+            raise _RequestError(
+                _error(
+                    400, f"{param}.content должен быть строкой.", "invalid_request_error",
+                    param=f"{param}.content",
+                )
+            )
+        return {"role": role, "content": content}
+
+    def _role_rejection(self, index: int, role: str) -> OfflineResponse:
+        """The validation error a llama-cpp-python server returns for a role it does not know."""
+        allowed = sorted(self.accepted_instruction_roles) + ["user", "assistant"]
+        details = [
+            {
+                "type": "literal_error",
+                "loc": ("body", "messages", index, "typed-dict", "role"),
+                "msg": f"Input should be {expected!r}",
+                "input": role,
+                "ctx": {"expected": repr(expected)},
+            }
+            for expected in allowed
+        ]
+        return _error(500, str(details), "internal_server_error")
+
+    def _completion(
+        self,
+        payload: dict[str, Any],
+        messages: list[dict[str, str]],
+        limit: int | None,
+        fault: str | None,
+    ) -> OfflineResponse:
+        tokens = self._encoding.encode(self.reply_text(messages), disallowed_special=())
+        finish_reason = "stop"
+        if fault == "empty":
+            tokens = []
+        elif fault == "truncated":
+            tokens, finish_reason = tokens[:TRUNCATED_FAULT_TOKENS], "length"
+        if limit is not None and len(tokens) > limit:
+            tokens, finish_reason = tokens[:limit], "length"
+        text = self._encoding.decode_bytes(tokens).decode("utf-8", errors="ignore")
+
+        prompt_tokens = self._counter.count_messages(messages)
+        completion_tokens = len(tokens)
+        return OfflineResponse(
+            200,
+            {
+                "id": completion_id(payload),
+                "object": "chat.completion",
+                "created": CREATED,
+                "model": self.model_name,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": finish_reason,
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+                "system_fingerprint": "offline",
+            },
+        )
+
+
+def completion_id(payload: Mapping[str, Any]) -> str:
+    """Deterministic: the same request body always gets the same id."""
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "chatcmpl-offline-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+
+
+def _token_limit(payload: Mapping[str, Any]) -> int | None:
+    for name in ("max_completion_tokens", "max_tokens"):
+        value = payload.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise _RequestError(
+                _error(400, f"{name} должно быть целым числом не меньше 1.", "invalid_request_error", param=name)
+            )
+        return value
+    return None
+
+
+def _text_content(content: Any) -> str | None:
+    """String content as is; a list of text parts joined; anything else is invalid."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        for part in content
+    ):
+        return "".join(part["text"] for part in content)
+    return None
+
+
+def _error(
+    status_code: int, message: str, error_type: str, *, param: str | None = None, code: str | None = None
+) -> OfflineResponse:
+    return OfflineResponse(
+        status_code, {"error": {"message": message, "type": error_type, "param": param, "code": code}}
+    )
+
+
+__all__ = ["CREATED", "FAULT_KINDS", "OfflineModel", "OfflineResponse", "completion_id"]
