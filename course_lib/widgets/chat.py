@@ -1,0 +1,275 @@
+"""The chat widget: the console chat of `python -m course_lib chat`, as something to click.
+
+`ChatController` holds the state and the actions (send, new dialogue) and knows nothing about
+ipywidgets, so tests drive it directly. `ChatWidget` is a thin ipywidgets layer over it: a message
+box, "Отправить" and "Новый диалог" buttons, the Session ID, the conversation, and the console's
+metrics after each reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+from uuid import uuid4
+
+import ipywidgets as widgets
+
+from course_lib.chat_service import ChatReply, ChatServiceError, SessionSnapshot
+from course_lib.console import print_reply
+from course_lib.prompts.tags import unwrap_tag
+from course_lib.widgets.context import ContextView, context_from_request
+from course_lib.widgets.render import (
+    TranscriptEntry,
+    esc,
+    notice,
+    render_metrics,
+    render_transcript,
+)
+
+
+class ChatServiceLike(Protocol):
+    """What the widgets need from a chat service (`ChatService` has all of it)."""
+
+    history_policy: Any
+
+    def reply(self, session_id: str, user_text: str) -> ChatReply: ...
+
+    def reset_session(self, session_id: str) -> None: ...
+
+    def get_session(self, session_id: str) -> SessionSnapshot: ...
+
+    def preview(self, session_id: str, user_text: str, policy: Any = None) -> Any: ...
+
+
+Listener = Callable[["ChatController"], None]
+
+
+def describe_error(error: Exception) -> str:
+    """A Russian line for the widget. The service's own errors are already written for users."""
+    if isinstance(error, ChatServiceError):
+        return f"Ошибка чата: {error}"
+    return f"Непредвиденная ошибка ({type(error).__name__}): {error}"
+
+
+def metric_lines(reply: ChatReply) -> list[str]:
+    """The console's lines about a reply (without the reply text itself), plus the call count."""
+    lines: list[str] = []
+    print_reply(reply, lines.append)
+    lines = [line for line in lines if not line.startswith("Assistant: ")]
+    lines.append(f"Вызовов модели на этом ходу: {reply.llm_calls}")
+    if reply.summary_total_tokens is not None:
+        lines.append(f"Токенов на создание summary: {reply.summary_total_tokens}")
+    return lines
+
+
+def transcript_from_messages(messages: Sequence[Mapping[str, str]]) -> list[TranscriptEntry]:
+    """A stored session's messages as the conversation view shows them."""
+    return [
+        TranscriptEntry(
+            role=message["role"],
+            text=unwrap_tag("customer_message", message["content"])
+            if message["role"] == "user"
+            else message["content"],
+        )
+        for message in messages
+    ]
+
+
+class ChatController:
+    """The chat's state: Session ID, conversation, last reply, its context, the last error.
+
+    A failed send changes nothing here (and `ChatService` guarantees the session is unchanged too):
+    only `error` is set, so the student can fix the message and press the button again.
+    """
+
+    def __init__(
+        self,
+        service: ChatServiceLike,
+        *,
+        session_id: str | None = None,
+        new_session_id: Callable[[], str] | None = None,
+    ) -> None:
+        self.service = service
+        self._new_session_id = new_session_id or (lambda: uuid4().hex)
+        self.session_id: str = session_id or self._new_session_id()
+        self.transcript: list[TranscriptEntry] = []
+        self.last_reply: ChatReply | None = None
+        self.last_context: ContextView | None = None
+        self.error: str | None = None
+        self.notice: str | None = None
+        self._listeners: list[Listener] = []
+        if session_id is not None:
+            # Continuing an existing conversation: show what the session still holds.
+            try:
+                snapshot = service.get_session(session_id)
+            except Exception as error:  # noqa: BLE001 - shown in the widget, not raised
+                self.error = describe_error(error)
+            else:
+                self.transcript = transcript_from_messages(snapshot.messages)
+                if snapshot.summary:
+                    self.notice = "Более ранние сообщения этой сессии хранятся только в summary."
+
+    @property
+    def budget(self) -> int:
+        return int(self.service.history_policy.input_token_budget)
+
+    @property
+    def metrics(self) -> list[str]:
+        return [] if self.last_reply is None else metric_lines(self.last_reply)
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call `listener(controller)` after every send, new dialogue or error."""
+        self._listeners.append(listener)
+
+    def send(self, text: str) -> ChatReply | None:
+        """Ask the service for a reply; on failure keep everything as it was and set `error`."""
+        self.error = None
+        try:
+            before = self.service.get_session(self.session_id)
+            budget = self.budget
+            reply = self.service.reply(self.session_id, text)
+        except Exception as error:  # noqa: BLE001 - the widget is the boundary: show, do not raise
+            self.error = describe_error(error)
+            self._notify()
+            return None
+
+        self.transcript.extend(
+            [TranscriptEntry("user", text.strip()), TranscriptEntry("assistant", reply.text)]
+        )
+        self.last_reply = reply
+        self.notice = None
+        try:
+            after = self.service.get_session(self.session_id)
+            self.last_context = context_from_request(
+                reply.request_messages,
+                before.messages,
+                counter=self.service.history_policy.token_counter,
+                estimated_tokens=reply.estimated_prompt_tokens,
+                budget=budget,
+                summary=after.summary,
+                summary_updated=reply.summary_updated,
+                prompt_tokens=reply.prompt_tokens,
+            )
+        except Exception as error:  # noqa: BLE001
+            self.last_context = None
+            self.error = f"Ответ получен, но состав запроса показать не удалось: {describe_error(error)}"
+        self._notify()
+        return reply
+
+    def new_dialog(self) -> str:
+        """The console's /new: clear the current session, switch to a fresh Session ID."""
+        self.error = None
+        try:
+            self.service.reset_session(self.session_id)
+        except Exception as error:  # noqa: BLE001
+            self.error = describe_error(error)
+            self._notify()
+            return self.session_id
+        self.session_id = self._new_session_id()
+        self.transcript = []
+        self.last_reply = None
+        self.last_context = None
+        self.notice = None
+        self._notify()
+        return self.session_id
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener(self)
+
+
+class ChatWidget(widgets.VBox):
+    """The chat as ipywidgets. `ChatWidget(service)` or `ChatWidget(controller=...)`."""
+
+    def __init__(
+        self,
+        service: ChatServiceLike | None = None,
+        *,
+        session_id: str | None = None,
+        new_session_id: Callable[[], str] | None = None,
+        controller: ChatController | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if controller is None:
+            if service is None:
+                raise TypeError("ChatWidget нужен сервис чата (service) или готовый controller.")
+            controller = ChatController(service, session_id=session_id, new_session_id=new_session_id)
+        self.controller = controller
+
+        self.session_html = widgets.HTML()
+        self.transcript_html = widgets.HTML(layout=widgets.Layout(border="1px solid #ddd", padding="4px"))
+        self.transcript_html.add_class("course-chat-transcript")
+        self.message_box = widgets.Textarea(
+            placeholder="Сообщение клиента…",
+            rows=2,
+            layout=widgets.Layout(width="100%"),
+        )
+        self.message_box.add_class("course-chat-input")
+        self.send_button = widgets.Button(description="Отправить", button_style="primary",
+                                          icon="paper-plane")
+        self.send_button.add_class("course-chat-send")
+        self.new_dialog_button = widgets.Button(description="Новый диалог", icon="refresh",
+                                                tooltip="Как /new в консоли: очистить сессию и начать новую")
+        self.new_dialog_button.add_class("course-chat-new")
+        self.status_html = widgets.HTML()
+        self.status_html.add_class("course-chat-status")
+        self.metrics_html = widgets.HTML()
+        self.metrics_html.add_class("course-chat-metrics")
+
+        self.send_button.on_click(self._on_send)
+        self.new_dialog_button.on_click(self._on_new_dialog)
+        controller.subscribe(lambda _controller: self.refresh())
+
+        super().__init__(
+            children=[
+                widgets.HTML("<b>Чат поддержки</b>"),
+                self.session_html,
+                self.transcript_html,
+                self.message_box,
+                widgets.HBox([self.send_button, self.new_dialog_button]),
+                self.status_html,
+                self.metrics_html,
+            ],
+            **kwargs,
+        )
+        self.add_class("course-chat")
+        self.refresh()
+
+    # A short, stable text/plain fallback: the default repr dumps every child's HTML (with the
+    # random Session ID), which would make nbval's output comparison flaky.
+    def __repr__(self) -> str:
+        return "ChatWidget(чат поддержки)"
+
+    def refresh(self) -> None:
+        controller = self.controller
+        self.session_html.value = (
+            f'<span style="font-size:12px">Session ID: <code class="course-session-id">'
+            f"{esc(controller.session_id)}</code></span>"
+        )
+        self.transcript_html.value = render_transcript(controller.transcript)
+        if controller.error:
+            self.status_html.value = notice(controller.error, "error")
+        elif controller.notice:
+            self.status_html.value = notice(controller.notice)
+        else:
+            self.status_html.value = ""
+        self.metrics_html.value = render_metrics(controller.metrics)
+
+    def _on_send(self, _button: widgets.Button | None = None) -> None:
+        self._set_busy(True)
+        try:
+            reply = self.controller.send(self.message_box.value)
+        finally:
+            self._set_busy(False)
+        if reply is not None:
+            self.message_box.value = ""
+
+    def _on_new_dialog(self, _button: widgets.Button | None = None) -> None:
+        self.controller.new_dialog()
+        self.message_box.value = ""
+
+    def _set_busy(self, busy: bool) -> None:
+        self.send_button.disabled = busy
+        self.new_dialog_button.disabled = busy
+        if busy:
+            self.status_html.value = notice("Модель отвечает…")
