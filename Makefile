@@ -22,7 +22,7 @@ lab: $(STAMP)
 
 # Unit tests, exercise and grader checks, and nbval over every notebook, in one pytest run.
 test: $(STAMP)
-	LLM_BACKEND=offline $(PY) -m pytest tests notebooks --nbval --sanitize-with notebooks/sanitize.cfg
+	LLM_BACKEND=offline COURSE_DOTENV=0 $(PY) -m pytest tests notebooks --nbval --nbval-sanitize-with notebooks/sanitize.cfg
 
 # Re-execute every notebook in a fresh kernel and store its outputs (what nbval compares against).
 notebooks: $(STAMP)

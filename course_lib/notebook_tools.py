@@ -39,7 +39,8 @@ def execute_notebook(path: Path) -> float:
 
 
 def main(argv: list[str]) -> int:
-    os.environ["LLM_BACKEND"] = "offline"  # the kernel inherits it
+    os.environ["LLM_BACKEND"] = "offline"  # the kernel inherits both
+    os.environ["COURSE_DOTENV"] = "0"
     names = set(argv)
     paths = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if not names or p.stem in names or p.name in names)
     if not paths:

@@ -125,7 +125,7 @@ class LLMClient:
         logger.warning(
             "Сервер %s отклонил роль developer; повторяем с ролью system. "
             "Чтобы не тратить лишний запрос, задайте LLM_INSTRUCTION_ROLE=system.",
-            self._settings.openai_base_url or "по умолчанию",
+            self._settings.openai_base_url or "api.openai.com",
         )
         try:
             result = self._complete(messages, "system")
