@@ -5,24 +5,7 @@ from __future__ import annotations
 from course_lib.app import ChatApp, build_chat_app
 from course_lib.config import Settings
 from course_lib.llm.offline import OfflineModel
-
-COFFEE_DIALOGUE = [
-    "Получил заказ 8041 с кофемашиной. Она не включается.",
-    "Коробка была целой.",
-    "Я уже проверил две розетки.",
-    "На корпусе не горит ни один индикатор.",
-    "Кабель подключен плотно. Что делать дальше?",
-]
-
-MONITOR_DIALOGUE = [
-    "У меня заказ 7718 с монитором. Подставка пришла с трещиной.",
-    "Коробка была целой, повреждена только подставка.",
-    "Я впервые обращаюсь по этому вопросу.",
-    "Фото повреждения уже сделал.",
-    "На самом мониторе повреждений нет.",
-    "Подскажите, что мне подготовить для обращения?",
-]
-MONITOR_RECALL = "Напомните номер заказа и что именно было повреждено."
+from course_lib.scenarios import COFFEE_DIALOGUE, MONITOR_DIALOGUE, MONITOR_RECALL  # noqa: F401
 
 
 def make_app(settings: Settings, *, budget: int | None = None, with_summary: bool = True, **model_options) -> ChatApp:

@@ -25,22 +25,7 @@ from course_lib.tokenizer import TokenCounter, get_encoding
 SUPPORT = {"role": "developer", "content": SUPPORT_CHAT_PROMPT.render()}
 SUMMARIZER = {"role": "developer", "content": CHAT_HISTORY_SUMMARY_PROMPT.render()}
 
-COFFEE_DIALOGUE = [
-    "Получил заказ 8041 с кофемашиной. Она не включается.",
-    "Коробка была целой.",
-    "Я уже проверил две розетки.",
-    "На корпусе не горит ни один индикатор.",
-    "Кабель подключен плотно. Что делать дальше?",
-]
-MONITOR_DIALOGUE = [
-    "У меня заказ 7718 с монитором. Подставка пришла с трещиной.",
-    "Коробка была целой, повреждена только подставка.",
-    "Я впервые обращаюсь по этому вопросу.",
-    "Фото повреждения уже сделал.",
-    "На самом мониторе повреждений нет.",
-    "Подскажите, что мне подготовить для обращения?",
-]
-MONITOR_RECALL = "Напомните номер заказа и что именно было повреждено."
+from course_lib.scenarios import COFFEE_DIALOGUE, MONITOR_DIALOGUE, MONITOR_RECALL
 
 
 @pytest.fixture

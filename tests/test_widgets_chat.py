@@ -30,15 +30,7 @@ from course_lib.widgets.context import (
 )
 from course_lib.widgets.render import TranscriptEntry, plural, render_context, render_transcript
 
-MONITOR = [
-    "У меня заказ 7718 с монитором. Подставка пришла с трещиной.",
-    "Коробка была целой, повреждена только подставка.",
-    "Я впервые обращаюсь по этому вопросу.",
-    "Фото повреждения уже сделал.",
-    "На самом мониторе повреждений нет.",
-    "Подскажите, что мне подготовить для обращения?",
-]
-RECALL = "Напомните номер заказа и что именно было повреждено."
+from course_lib.scenarios import MONITOR_DIALOGUE as MONITOR, MONITOR_RECALL as RECALL
 SUMMARY_TEXT = "Заказ 7718, монитор: подставка пришла с трещиной, коробка целая, фото сделано."
 
 
