@@ -17,8 +17,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
+# Jupyter refuses to run as root unless told; containers and CI machines often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
 
 # Unit tests, exercise and grader checks, and nbval over every notebook, in one pytest run.
 test: $(STAMP)
