@@ -1,0 +1,222 @@
+"""What grading produces: Gradescope's results.json, a Russian feedback.md, and the class's grades.csv.
+
+Hidden cases are described with their name, the fixed-vocabulary reason and the author's hint only:
+never their inputs, never the expected value, never what the student's code printed or returned on
+them (that text is under the student's control and could echo hidden inputs back).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from course_lib.grading.runner import STATUSES, CaseResult, ExerciseResult
+
+SUBMISSION_STATUS_PRIORITY = ("crash", "memory", "timeout", "syntax_error", "missing")
+HIDDEN_NOTE = (
+    "Данные скрытых тестов не показываются: только название теста, причина и подсказка."
+)
+
+
+@dataclass
+class SubmissionResult:
+    name: str
+    exercises: list[ExerciseResult]
+    internal_error: str = ""
+
+    @property
+    def score(self) -> float:
+        return round(sum(result.score for result in self.exercises), 4)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(result.max_score for result in self.exercises), 4)
+
+    @property
+    def status(self) -> str:
+        statuses = {result.status for result in self.exercises}
+        for status in SUBMISSION_STATUS_PRIORITY:
+            if status in statuses:
+                return status
+        return "ok"
+
+    def status_details(self) -> str:
+        return "; ".join(
+            f"{result.exercise.name}: {result.status}"
+            for result in self.exercises
+            if result.status != "ok"
+        )
+
+
+def _test_output(result: CaseResult, exercise: ExerciseResult) -> str:
+    if result.passed:
+        return "Пройден."
+    if result.case.visibility == "hidden":
+        hint = f" Подсказка: {result.case.hint}" if result.case.hint else ""
+        return f"Не пройден: {result.reason}.{hint}"
+    lines = [f"Не пройден: {result.reason}."]
+    if result.detail:
+        lines.append(result.detail)
+    if result.output:
+        lines.append(f"Вывод решения:\n{result.output}")
+    return "\n".join(lines)
+
+
+def results_json(submission: SubmissionResult, hidden_visibility: str = "after_published") -> dict:
+    """Gradescope's results format; each test also says which exercise it belongs to."""
+    tests = []
+    for number, exercise in enumerate(submission.exercises, start=1):
+        points = exercise.case_points()
+        for index, result in enumerate(exercise.cases, start=1):
+            hidden = result.case.visibility == "hidden"
+            tests.append(
+                {
+                    "name": f"{exercise.exercise.name}: {result.case.name}",
+                    "number": f"{number}.{index}",
+                    "score": round(points if result.passed else 0.0, 4),
+                    "max_score": round(points, 4),
+                    "status": "passed" if result.passed else "failed",
+                    "output": _test_output(result, exercise),
+                    "visibility": hidden_visibility if hidden else "visible",
+                    "extra_data": {
+                        "exercise": exercise.exercise.name,
+                        "case": result.case.name,
+                        "kind": result.case.visibility,
+                        "reason": result.category,
+                    },
+                }
+            )
+    summary = [f"Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов."]
+    for exercise in submission.exercises:
+        summary.append(
+            f"{exercise.exercise.name}: {_points(exercise.score)} из {_points(exercise.max_score)}"
+            f" ({exercise.status})"
+        )
+    summary.append(HIDDEN_NOTE)
+    return {
+        "score": submission.score,
+        "output": "\n".join(summary),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {
+            "submission": submission.name,
+            "status": submission.status,
+            "exercises": {
+                exercise.exercise.name: {
+                    "score": exercise.score,
+                    "max_score": exercise.max_score,
+                    "status": exercise.status,
+                    "passed": exercise.passed,
+                    "total": len(exercise.cases),
+                }
+                for exercise in submission.exercises
+            },
+        },
+    }
+
+
+def _points(value: float) -> str:
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _fenced(text: str) -> list[str]:
+    """A code block no student-controlled text can break out of."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"   {fence}text", *[f"   {line}" for line in text.splitlines()], f"   {fence}"]
+
+
+STATUS_TEXT = {
+    "ok": "решение запустилось",
+    "syntax_error": "синтаксическая ошибка",
+    "missing": "нет файла или нужной функции/класса",
+    "timeout": "превышен лимит времени",
+    "memory": "превышен лимит памяти",
+    "crash": "процесс с решением аварийно завершился",
+}
+
+
+def feedback_markdown(submission: SubmissionResult) -> str:
+    lines = [
+        f"# Результаты проверки: {submission.name}",
+        "",
+        f"**Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов.**",
+        "",
+        HIDDEN_NOTE,
+    ]
+    if submission.internal_error:
+        lines += ["", f"⚠️ {submission.internal_error}"]
+    for exercise in submission.exercises:
+        public = [r for r in exercise.cases if r.case.visibility == "public"]
+        hidden = [r for r in exercise.cases if r.case.visibility == "hidden"]
+        lines += [
+            "",
+            f"## {exercise.exercise.name} — {exercise.exercise.title}: "
+            f"{_points(exercise.score)} из {_points(exercise.max_score)}",
+            "",
+        ]
+        counts = (
+            f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}, "
+            f"скрытые: {sum(r.passed for r in hidden)} из {len(hidden)}"
+        )
+        if exercise.status != "ok":
+            lines.append(
+                f"Состояние: {STATUS_TEXT[exercise.status]}. Пройдено: {counts}."
+            )
+            if exercise.message:
+                lines += ["", *_fenced(exercise.message)]
+        elif exercise.passed == len(exercise.cases):
+            lines.append(f"Все тесты пройдены ({counts}).")
+            continue
+        else:
+            lines.append(f"Пройдено: {counts}.")
+        failed_public = [r for r in public if not r.passed]
+        failed_hidden = [r for r in hidden if not r.passed]
+        if exercise.cases and all(r.category == "not_implemented" for r in exercise.cases):
+            lines += ["", "Не реализовано: все тесты получили NotImplementedError из заготовки."]
+            continue
+        if exercise.status != "ok" and exercise.message and all(
+            r.detail == exercise.message for r in failed_public + failed_hidden
+        ):
+            continue  # every case failed for the one reason shown above
+        if failed_public:
+            lines += ["", "Открытые тесты, которые не прошли:"]
+            for result in failed_public:
+                lines.append(f"- ❌ «{result.case.name}» — {result.reason}.")
+                details = result.detail
+                if result.output:
+                    details += f"\nВывод решения:\n{result.output}"
+                if details:
+                    lines += _fenced(details)
+        if failed_hidden:
+            lines += ["", "Скрытые тесты, которые не прошли:"]
+            for result in failed_hidden:
+                hint = f" Подсказка: {result.case.hint}" if result.case.hint else ""
+                lines.append(f"- ❌ «{result.case.name}» — {result.reason}.{hint}")
+    return "\n".join(lines) + "\n"
+
+
+def write_grades_csv(path: Path, submissions: Iterable[SubmissionResult], exercises: list[str]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["submission", "status", "score", "max_score", *exercises, "details"])
+        for submission in submissions:
+            by_name = {result.exercise.name: result for result in submission.exercises}
+            writer.writerow(
+                [
+                    submission.name,
+                    submission.status,
+                    f"{submission.score:.2f}",
+                    f"{submission.max_score:.2f}",
+                    *[f"{by_name[name].score:.2f}" if name in by_name else "" for name in exercises],
+                    submission.status_details(),
+                ]
+            )
+
+
+assert set(SUBMISSION_STATUS_PRIORITY) | {"ok"} == set(STATUSES)

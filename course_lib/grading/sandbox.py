@@ -1,0 +1,449 @@
+"""Running untrusted exercise code: one child process per exercise, behind the strongest tier available.
+
+Tiers (chosen once per process by `detect_tier()`, or forced with `Limits.tier`):
+
+* ``root`` (the grader runs as root, as in CI): the child enters new mount, PID, network, IPC and
+  UTS namespaces; `pivot_root` puts it on a fresh tmpfs that holds only read-only binds of /usr,
+  the Python installation and /dev/{null,zero,random,urandom}, plus an empty writable /box with
+  its own copy of the one file under test. It then switches to a uid/gid that belongs to this
+  child alone and has no capabilities, and sets no_new_privs.
+* ``userns`` (an ordinary user where unprivileged user namespaces are allowed): the same
+  namespaces and filesystem, owned by a new user namespace; instead of switching uid the child
+  drops every capability and sets no_new_privs.
+* ``basic`` (neither works, e.g. a container without namespaces): a private working directory,
+  `python -I -S` and resource limits only. Nothing is hidden: the child can read whatever the
+  grading user can read and signal that user's processes. `python -m course_lib grade` refuses this
+  tier unless told `--allow-weak-sandbox`; `check()` in a notebook uses it on a student's laptop
+  (the student bundle holds no solutions and no hidden cases).
+
+In every tier:
+
+* wall-clock limits are enforced here, by the grader: per case, and for the import; on expiry the
+  whole process group is killed with SIGKILL (and, with a PID namespace, the kernel kills whatever
+  is left once the namespace's init is gone, including processes that left the group);
+* RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE and RLIMIT_CORE=0 are set in the
+  child; RLIMIT_NPROC only in the ``root`` tier, where the uid is the child's own;
+* the child's raw stdout/stderr go to a pipe that the grader drains and caps; `print()` inside the
+  child goes to an in-memory buffer capped at `output_chars`;
+* the grader sends the child only the exercise's source and the cases' inputs (length-prefixed
+  marshal frames on its stdin); hidden inputs are sent only after every public result has been
+  received, so nothing shown to the student (public results, printed text) can carry them;
+* results come back over a separate pipe (fd 3) as length-prefixed JSON, which the grader parses
+  with hard size limits and validates by exact shape and type (see `runner`) before comparing it,
+  in its own process, with expected values the child never received.
+
+What it does not stop, honestly:
+
+* the child is free to claim anything over fd 3 (it runs the student's code in its own
+  interpreter): it can claim a return value, which only scores if it equals the hidden expected
+  value; and it can deliberately lie that it did not mutate its inputs (mutation is detected by the
+  child re-encoding the arguments after the call; plain mutation is caught, a deliberate forgery of
+  that report is not);
+* CPU time is limited per process, not per cgroup: a child that forks (up to RLIMIT_NPROC in the
+  ``root`` tier) uses more CPU until the wall clock kills the group;
+* the child sees /usr and the Python installation read-only (system files, the system's own
+  site-packages): nothing of the course unless it is installed there, which `hide` then covers;
+* during the hidden phase the child holds that exercise's hidden inputs in memory; it has no
+  network and no persistent file system, and its output in that phase is never shown, but which
+  hidden cases pass is reported (one bit per case, by design);
+* the ``basic`` tier hides nothing, has no network isolation, cannot reap processes that call
+  setsid() and daemonize, and runs as the grading user (who could be signalled or traced);
+* the kernel is shared: a kernel exploit, or starving the machine of CPU, is out of scope.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import secrets
+import select
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CHILD_SCRIPT = Path(__file__).with_name("_child.py")
+TIERS = ("root", "userns", "basic")
+FRAME_LIMIT = 16 * 1024 * 1024
+SANDBOX_UID_RANGE = (1_100_000_000, 1_900_000_000)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit the runner applies; tests shrink the timeouts."""
+
+    case_timeout: float = 2.0
+    import_timeout: float = 5.0
+    max_timeouts: int = 3
+    memory_mb: int = 512
+    cpu_seconds: int = 30
+    file_size_bytes: int = 1 << 20
+    open_files: int = 64
+    processes: int = 16
+    output_bytes: int = 1 << 20  # raw fd 1/2 output per child before it is killed
+    output_chars: int = 4000  # print() output kept per case
+    result_bytes: int = 8 << 20  # all result frames of one child together
+    tier: str | None = None  # None: detect_tier()
+
+    def child_limits(self) -> dict[str, int]:
+        return {
+            "address_space_bytes": self.memory_mb << 20,
+            "cpu_seconds": self.cpu_seconds,
+            "file_size_bytes": self.file_size_bytes,
+            "open_files": self.open_files,
+            "processes": self.processes,
+        }
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself could not be set up (not the student's fault)."""
+
+
+class ChildTimeout(Exception):
+    pass
+
+
+class ChildGone(Exception):
+    """The child stopped answering: it exited, was killed, or broke the protocol."""
+
+    def __init__(self, reason: str, exit_code: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason  # "exited" | "protocol" | "output" | "result_size" | "stalled"
+        self.exit_code = exit_code
+
+
+def python_executable() -> str:
+    """The real interpreter (not a venv symlink), so the binds above cover it."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    return os.path.realpath(base)
+
+
+def _bind_sources() -> list[str]:
+    paths = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin", "/etc/ld.so.cache"]
+    executable = python_executable()
+    for prefix in (sys.base_prefix, sys.base_exec_prefix, os.path.dirname(executable)):
+        real = os.path.realpath(prefix)
+        if not any(real == p or real.startswith(p.rstrip("/") + "/") for p in paths):
+            paths.append(real)
+    return paths
+
+
+_TIER_LOCK = threading.Lock()
+_TIER: str | None = None
+
+
+def detect_tier() -> str:
+    """The strongest tier that actually works here (probed once with a real child)."""
+    global _TIER
+    with _TIER_LOCK:
+        if _TIER is None:
+            candidates = ["root"] if os.geteuid() == 0 else []
+            candidates.append("userns")
+            _TIER = "basic"
+            for tier in candidates:
+                try:
+                    report = selftest(Limits(tier=tier), probe_paths=[])
+                except (SandboxError, ChildGone, ChildTimeout, OSError):
+                    continue
+                if report.get("network", "").startswith("blocked"):
+                    _TIER = tier
+                    break
+        return _TIER
+
+
+class ChildSession:
+    """One sandboxed child: send it frames, receive validated-size frames, kill it."""
+
+    def __init__(
+        self,
+        config: dict,
+        limits: Limits,
+        hide: list[str] | tuple[str, ...] = (),
+    ) -> None:
+        self.limits = limits
+        self.tier = limits.tier or detect_tier()
+        self.workdir = tempfile.mkdtemp(prefix="course-sandbox-")
+        os.chmod(self.workdir, 0o700)
+        full = dict(config)
+        full["tier"] = self.tier
+        full["limits"] = limits.child_limits()
+        full["output_chars"] = limits.output_chars
+        if self.tier in ("root", "userns"):
+            binds = _bind_sources()
+            full["new_root"] = os.path.join(self.workdir, "root")
+            full["binds"] = binds
+            # Only what would show through a bind needs covering (a course tree under /usr, say).
+            full["hide"] = sorted(
+                {
+                    real
+                    for real in (os.path.realpath(path) for path in hide)
+                    if any(real.startswith(source.rstrip("/") + "/") for source in binds)
+                }
+            )
+            full["box"] = "/box"
+            if self.tier == "root":
+                uid = SANDBOX_UID_RANGE[0] + secrets.randbelow(
+                    SANDBOX_UID_RANGE[1] - SANDBOX_UID_RANGE[0]
+                )
+                full["uid"] = full["gid"] = uid
+        else:
+            box = os.path.join(self.workdir, "box")
+            os.mkdir(box, 0o700)
+            full["box"] = box
+        self._result_r, result_w = os.pipe()
+        self._out_r, out_w = os.pipe()
+        self._buffer = bytearray()
+        self._received = 0
+        self._out_seen = 0
+        self._out_kept = bytearray()
+        self.exit_code: int | None = None
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        try:
+            self.process = subprocess.Popen(
+                [
+                    python_executable(),
+                    "-I",
+                    "-S",
+                    "-B",
+                    "-X",
+                    "utf8",
+                    str(CHILD_SCRIPT),
+                    str(result_w),  # the child moves it to fd 3
+                ],
+                stdin=subprocess.PIPE,
+                stdout=out_w,
+                stderr=out_w,
+                pass_fds=(result_w,),
+                close_fds=True,
+                start_new_session=True,
+                env=env,
+                cwd=self.workdir,
+            )
+        except OSError as error:
+            os.close(result_w)
+            os.close(out_w)
+            self._close_fds()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise SandboxError(f"не удалось запустить интерпретатор: {error}") from error
+        os.close(result_w)
+        os.close(out_w)
+        os.set_blocking(self._result_r, False)
+        os.set_blocking(self._out_r, False)
+        assert self.process.stdin is not None
+        self._stdin_fd = self.process.stdin.fileno()  # written raw, never through the buffer
+        os.set_blocking(self._stdin_fd, False)
+        try:
+            self._pidfd: int | None = os.pidfd_open(self.process.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None  # older kernels: poll with waitid()
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._result_r, selectors.EVENT_READ, "result")
+        self._selector.register(self._out_r, selectors.EVENT_READ, "out")
+        self._closed = False
+        try:
+            self.send(full)
+        except ChildGone:
+            pass  # the child died before reading its config; recv() reports why
+        except BaseException:
+            self.kill()
+            self.close()
+            raise
+
+    def send(self, frame: dict, timeout: float = 10.0) -> None:
+        """Write one frame to the child's stdin; a child that stops reading cannot stall us."""
+        data = marshal.dumps(frame)  # grader -> child only: the child never sends marshal data
+        view = memoryview(len(data).to_bytes(4, "big") + data)
+        deadline = time.monotonic() + timeout
+        while view:
+            try:
+                written = os.write(self._stdin_fd, view)
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([], [self._stdin_fd], [], remaining)[1]:
+                    raise ChildGone("stalled") from None
+                continue
+            except (BrokenPipeError, OSError, ValueError) as error:
+                raise ChildGone("exited") from error
+            view = view[written:]
+
+    def recv(self, timeout: float) -> dict:
+        """The next result frame; ChildTimeout or ChildGone otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            frame = self._take_frame()
+            if frame is not None:
+                return frame
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChildTimeout
+            for key, _ in self._selector.select(remaining):
+                if key.data == "out":
+                    self._drain_output()
+                else:
+                    self._drain_results()
+
+    def _drain_output(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._out_r, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self._selector.unregister(self._out_r)
+                return
+            self._out_seen += len(chunk)
+            room = 2000 - len(self._out_kept)
+            if room > 0:
+                self._out_kept += chunk[:room]
+            if self._out_seen > self.limits.output_bytes:
+                raise ChildGone("output")
+
+    def _drain_results(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._result_r, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                # EOF: everything the child will ever say is in the buffer.
+                if self._take_frame(peek=True) is None:
+                    raise ChildGone("exited", self._reap())
+                return
+            self._received += len(chunk)
+            if self._received > self.limits.result_bytes:
+                raise ChildGone("result_size")
+            self._buffer += chunk
+
+    def _take_frame(self, peek: bool = False) -> dict | None:
+        if len(self._buffer) < 4:
+            return None
+        size = int.from_bytes(self._buffer[:4], "big")
+        if size > FRAME_LIMIT:
+            raise ChildGone("protocol")
+        if len(self._buffer) < 4 + size:
+            return None
+        if peek:
+            return {}
+        body = bytes(self._buffer[4 : 4 + size])
+        del self._buffer[: 4 + size]
+        try:
+            frame = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            raise ChildGone("protocol") from error
+        if type(frame) is not dict:
+            raise ChildGone("protocol")
+        return frame
+
+    def _wait_exit(self, timeout: float) -> bool:
+        """Wait until the launcher has exited, without reaping it (so its group id stays ours)."""
+        if self._pidfd is not None:
+            readable, _, _ = select.select([self._pidfd], [], [], timeout)
+            return bool(readable)
+        deadline = time.monotonic() + timeout
+        delay = 0.0005
+        while True:
+            if hasattr(os, "waitid"):
+                try:
+                    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+                    if os.waitid(os.P_PID, self.process.pid, flags) is not None:
+                        return True
+                except ChildProcessError:
+                    return True
+            elif self.process.poll() is not None:  # macOS: reaps, so no group kill afterwards
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+
+    def _reap(self, wait: float = 1.0) -> int | None:
+        if self._wait_exit(wait):
+            self._killpg()  # the exited launcher still holds its group id: clear out stragglers
+            self.exit_code = self.process.wait()
+        else:
+            self.kill()
+        return self.exit_code
+
+    @property
+    def raw_output(self) -> str:
+        return bytes(self._out_kept).decode("utf-8", "replace")
+
+    def _killpg(self) -> None:
+        # Only while the launcher is unreaped (running or a zombie) is its pid surely still
+        # this group's id; Popen.returncode is set once it has been reaped.
+        if self.process.returncode is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def kill(self) -> None:
+        self._killpg()
+        try:
+            self.exit_code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self) -> None:
+        """End the child (politely if it is still listening) and remove every trace of it."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            try:
+                self.send({"type": "end"}, timeout=0.2)
+            except ChildGone:
+                pass
+            try:
+                if self.process.stdin is not None:
+                    self.process.stdin.close()
+            except OSError:
+                pass
+            self._wait_exit(0.5)
+        finally:
+            # Always kill the group: stray children of the student's code must not outlive the run.
+            self._killpg()
+            try:
+                self.exit_code = self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            self._selector.close()
+            self._close_fds()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _close_fds(self) -> None:
+        for fd in (self._result_r, self._out_r, getattr(self, "_pidfd", None)):
+            if fd is None:
+                continue
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __enter__(self) -> ChildSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def selftest(limits: Limits, probe_paths: list[str], hide: list[str] = ()) -> dict:
+    """Start a child with no student code and report what it can reach (tier, uid, files, net)."""
+    session = ChildSession({"kind": "selftest", "probe_paths": probe_paths}, limits, hide)
+    try:
+        frame = session.recv(timeout=10)
+    finally:
+        session.close()
+    if frame.get("type") == "sandbox_error":
+        raise SandboxError(str(frame.get("message")))
+    if frame.get("type") != "selftest":
+        raise SandboxError(f"unexpected self-test answer: {frame!r}")
+    frame["tier"] = session.tier
+    return frame

@@ -1,0 +1,2 @@
+def commit_turn(history, user_text, assistant_text)
+    return len(history)

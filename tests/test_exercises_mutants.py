@@ -1,0 +1,202 @@
+"""Hidden cases cover every edge the statements name: each plausible wrong solution fails one.
+
+A mutant is the reference solution with one requirement broken (a text replacement, checked to
+apply) or a short rewrite. Each must fail at least one *hidden* case, so a student who passes the
+public cases alone cannot pass the hidden ones with that mistake.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from course_lib.grading.cases import load_cases
+from course_lib.grading.catalog import BY_NAME, CourseLayout
+from course_lib.grading.runner import run_exercise
+from course_lib.grading.sandbox import Limits
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUT = CourseLayout(ROOT)
+
+# (exercise, what is broken, old text in the reference, new text)
+REPLACEMENTS = [
+    ("build_chat_messages", "instruction not stripped", "    instruction = instruction.strip()\n", ""),
+    ("build_chat_messages", "tags without newlines",
+     "<customer_message>\\n{user_text}\\n</customer_message>", "<customer_message>{user_text}</customer_message>"),
+    ("build_chat_messages", "history messages rebuilt",
+     "        *history,\n", "        *({'role': m['role'], 'content': m['content']} for m in history),\n"),
+    ("build_chat_messages", "checks instruction fully before user_text",
+     "    if not isinstance(instruction, str) or not isinstance(user_text, str):",
+     "    if not isinstance(instruction, str) or not instruction.strip():\n"
+     "        raise (TypeError if not isinstance(instruction, str) else ValueError)\n"
+     "    if not isinstance(user_text, str):"),
+    ("commit_turn", "returns 2", "    return len(history)", "    return 2"),
+    ("commit_turn", "assistant text not stripped", "    assistant_text = assistant_text.strip()\n", ""),
+    ("commit_turn", "checks each text fully in turn",
+     "    if not isinstance(user_text, str) or not isinstance(assistant_text, str):",
+     "    if not isinstance(user_text, str) or not user_text.strip():\n"
+     "        raise (TypeError if not isinstance(user_text, str) else ValueError)\n"
+     "    if not isinstance(assistant_text, str):"),
+    ("session_history", "session id not normalized", "        key = session_id.strip()\n        if not key:",
+     "        key = session_id\n        if not key.strip():"),
+    ("session_history", "reset clears everything", "        self._histories.pop(key, None)",
+     "        self._histories.clear()"),
+    ("session_history", "list copied, dicts shared",
+     "        return [dict(message) for message in self._histories.get(key, [])]",
+     "        return list(self._histories.get(key, []))"),
+    ("session_history", "reset does not validate", "    def reset(self, session_id: str) -> None:\n        key = self._session_key(session_id)",
+     "    def reset(self, session_id: str) -> None:\n        key = session_id"),
+    ("session_history", "texts checked before session id",
+     "        key = self._session_key(session_id)\n        if not isinstance(user_text, str)",
+     "        if not isinstance(user_text, str) or not isinstance(assistant_text, str):\n"
+     "            raise TypeError\n        key = self._session_key(session_id)\n        if not isinstance(user_text, str)"),
+    ("count_message_tokens", "no reply primer", "    total = REPLY_PRIMER_TOKENS\n", "    total = 0\n"),
+    ("count_message_tokens", "role not counted", " + count_text(role) + ", " + "),
+    ("count_message_tokens", "KeyError instead of TypeError", 'role = message.get("role")', 'role = message["role"]'),
+    ("count_message_tokens", "every value counted",
+     "        total += TOKENS_PER_MESSAGE + count_text(role) + count_text(content)",
+     "        total += TOKENS_PER_MESSAGE + sum(count_text(str(v)) for v in message.values())"),
+    ("split_into_turns", "plain ValueError", 'raise ChatHistoryError(f"ход', 'raise ValueError(f"ход'),
+    ("split_into_turns", "exception not a ValueError", "class ChatHistoryError(ValueError):",
+     "class ChatHistoryError(Exception):"),
+    ("split_into_turns", "first turn checked only", '        if roles != ["user", "assistant"]:',
+     '        if start == 0 and roles != ["user", "assistant"]:'),
+    ("split_into_turns", "parity not checked",
+     "    if len(history) % 2 != 0:\n", "    if len(history) % 2 != 0 and len(history) == 1:\n"),
+    ("select_recent_turns", "bool accepted", "return isinstance(value, int) and not isinstance(value, bool)",
+     "return isinstance(value, int)"),
+    ("select_recent_turns", "skips instead of stopping", "            break  # older", "            continue  # older"),
+    ("select_recent_turns", "strict budget", "        if used + cost > available_tokens:",
+     "        if used + cost >= available_tokens:"),
+    ("select_recent_turns", "all types before all values",
+     "        if cost <= 0:\n            raise ValueError",
+     "        pass\n    for cost in turn_token_costs:\n        if cost <= 0:\n            raise ValueError"),
+    ("select_recent_turns", "budget checked before costs",
+     "    for cost in turn_token_costs:\n        if not _is_int(cost):",
+     "    if not _is_int(available_tokens) or available_tokens < 0:\n"
+     "        raise (TypeError if not _is_int(available_tokens) else ValueError)\n"
+     "    for cost in turn_token_costs:\n        if not _is_int(cost):"),
+    ("build_summary_source", "summary not stripped", '(previous_summary or "").strip()', '(previous_summary or "")'),
+    ("build_summary_source", "whitespace summary kept",
+     'summary = (previous_summary or "").strip() or "Отсутствует."',
+     'summary = "Отсутствует." if previous_summary is None else previous_summary.strip()'),
+    ("build_summary_source", "empty message allowed", '            raise ValueError("пустое сообщение")', "            pass"),
+    ("build_summary_source", "one newline between blocks", "</previous_summary>\\n\\n", "</previous_summary>\\n"),
+    ("build_summary_source", "messages checked first",
+     "    if previous_summary is not None and not isinstance(previous_summary, str):",
+     "    if not messages:\n        raise ValueError\n"
+     "    if previous_summary is not None and not isinstance(previous_summary, str):"),
+    ("build_summary_source", "contents not stripped", 'content = message["content"].strip()',
+     'content = message["content"]'),
+    ("trim_by_message_count", "the [-0:] slice", "    window = dialogue[len(dialogue) - max_messages :]",
+     "    window = dialogue[-max_messages:]"),
+    ("trim_by_message_count", "orphan answer kept", '    while start < len(window) and window[start].get("role") != "user":',
+     "    while False:"),
+    ("trim_by_message_count", "orphan dropped even untrimmed", "    if len(dialogue) <= max_messages:\n        return head + dialogue\n", ""),
+    ("trim_by_message_count", "every system message is a prompt",
+     '    has_system = bool(messages) and messages[0].get("role") == "system"',
+     '    has_system = any(m.get("role") == "system" for m in messages)'),
+    ("trim_by_message_count", "bool accepted", "    if isinstance(max_messages, bool) or not isinstance(max_messages, int):",
+     "    if not isinstance(max_messages, int):"),
+    ("rolling_compress", "the [-0:] slice", "    split_at = len(dialogue) - keep\n    old, recent = dialogue[:split_at], dialogue[split_at:]",
+     "    old, recent = dialogue[:-keep], dialogue[-keep:]"),
+    ("rolling_compress", "summary of a summary",
+     '        text = f"Предыдущее summary:\\n{summaries[0][\'content\']}\\n\\nНовые сообщения:\\n{text}"',
+     '        text = "\\n".join(f"{m[\'role\']}: {m[\'content\']}" for m in [summaries[0], *old])'),
+    ("rolling_compress", "summary as a system message", '{"role": "user", "content": summary, "is_summary": True}',
+     '{"role": "system", "content": summary, "is_summary": True}'),
+    ("rolling_compress", "summary not stripped", "    summary = summary.strip()\n", ""),
+    ("rolling_compress", "several summaries tolerated", "    if len(summaries) > 1:", "    if False:"),
+    ("rolling_compress", "summarize result not checked",
+     '    if not isinstance(summary, str):\n        raise TypeError("summarize должен вернуть строку")',
+     "    summary = str(summary)"),
+    ("rolling_compress", "bool keep accepted", "    if isinstance(keep, bool) or not isinstance(keep, int):",
+     "    if not isinstance(keep, int):"),
+    ("rolling_compress", "summary role system kept as a prompt",
+     '        m for m in messages if m.get("role") == "system" and m.get("is_summary") is not True\n',
+     '        m for m in messages if m.get("role") == "system"\n'),
+]  # fmt: skip
+
+REWRITES = [
+    ("commit_turn", "appends before validating the answer", '''
+def commit_turn(history, user_text, assistant_text):
+    if not isinstance(user_text, str) or not isinstance(assistant_text, str):
+        raise TypeError
+    if not user_text.strip():
+        raise ValueError
+    history.append({"role": "user", "content": user_text.strip()})
+    if not assistant_text.strip():
+        raise ValueError
+    history.append({"role": "assistant", "content": assistant_text.strip()})
+    return len(history)
+'''),
+    ("session_history", "get_messages hands out its own empty list", None),
+    ("rolling_compress", "returns the input list when nothing to compress", None),
+    ("build_chat_messages", "appends to history", '''
+def build_chat_messages(instruction, history, user_text):
+    if not isinstance(instruction, str) or not isinstance(user_text, str):
+        raise TypeError
+    if not instruction.strip() or not user_text.strip():
+        raise ValueError
+    history.append({"role": "user", "content": f"<customer_message>\\n{user_text.strip()}\\n</customer_message>"})
+    return [{"role": "developer", "content": instruction.strip()}, *history]
+'''),
+]
+
+
+def _reference(name: str) -> str:
+    return (LAYOUT.solutions_dir / f"{name}.py").read_text(encoding="utf-8")
+
+
+def _rewrite_source(name: str, what: str, source: str | None) -> str:
+    if source is not None:
+        return source
+    reference = _reference(name)
+    if name == "session_history":
+        return reference.replace(
+            "        return [dict(message) for message in self._histories.get(key, [])]",
+            "        return [dict(m) for m in self._histories.get(key, [])] or self._histories.setdefault(key, [])",
+        )
+    return reference.replace("        return list(messages)", "        return messages")
+
+
+MUTANTS = [(name, what, old, new) for name, what, old, new in REPLACEMENTS] + [
+    (name, what, None, _rewrite_source(name, what, source)) for name, what, source in REWRITES
+]
+
+
+def _mutant_source(name, old, new):
+    if old is None:
+        return new
+    reference = _reference(name)
+    assert reference.count(old) == 1, f"{name}: the replaced text must occur once: {old!r}"
+    return reference.replace(old, new)
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    def run(mutant):
+        name, what, old, new = mutant
+        exercise = BY_NAME[name]
+        hidden = load_cases(LAYOUT.hidden_cases_file(exercise), exercise, "hidden")
+        source = _mutant_source(name, old, new)
+        assert source != _reference(name)
+        result = run_exercise(exercise, source, [hidden], Limits())
+        return (name, what), result
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(pool.map(run, MUTANTS))
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[f"{m[0]}: {m[1]}" for m in MUTANTS])
+def test_hidden_cases_catch_the_mistake(outcomes, mutant):
+    result = outcomes[(mutant[0], mutant[1])]
+    assert result.status == "ok", result.message  # it ran, and still failed something
+    failed = [case.case.name for case in result.cases if not case.passed]
+    assert failed, f"no hidden case catches: {mutant[1]}"
+
+
+def test_every_exercise_has_mutants():
+    assert {mutant[0] for mutant in MUTANTS} == set(BY_NAME)

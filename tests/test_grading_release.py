@@ -1,0 +1,86 @@
+"""`python -m course_lib release`: the student bundle has no solutions and no hidden cases."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course_lib.grading import release
+from course_lib.grading.catalog import EXERCISES, CourseLayout
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUT = CourseLayout(ROOT)
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release") / "bundle"
+    assert release.main(["--out", str(out)]) == 0
+    return out
+
+
+def test_bundle_layout(bundle):
+    top = {path.name for path in bundle.iterdir()}
+    assert {"notebooks", "course_lib", "exercises", "README.md", "requirements.txt"} <= top
+    assert not top & {"solutions", "grading", "tests", ".git", ".venv", "benchmarks"}
+    for exercise in EXERCISES:
+        assert (bundle / "exercises" / f"{exercise.name}.py").is_file()
+        assert (bundle / "exercises" / "cases" / f"{exercise.name}.json").is_file()
+    assert not list(bundle.rglob("__pycache__"))
+    assert (bundle / "course_lib" / "exercises.py").is_file()  # check() ships
+
+
+def test_bundle_passes_its_own_verification(bundle):
+    assert release.verify_bundle(bundle, LAYOUT) == []
+
+
+def test_no_file_of_the_bundle_mentions_hidden_case_data(bundle):
+    hidden = []
+    for path in LAYOUT.hidden_cases_dir.glob("*.json"):
+        hidden += [json.dumps(case["args"], ensure_ascii=False)
+                   for case in json.loads(path.read_text(encoding="utf-8"))["cases"] if "args" in case]  # fmt: skip
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in bundle.rglob("*") if p.is_file()]
+    assert not [args for args in hidden if any(args in text for text in texts)]
+
+
+@pytest.mark.parametrize("tamper", ["solution", "hidden_json", "reformatted_hidden", "no_raise", "extra_dir"])
+def test_verification_catches_a_leak(bundle, tmp_path, tamper):
+    copy = tmp_path / "bundle"
+    shutil.copytree(bundle, copy)
+    if tamper == "solution":
+        shutil.copyfile(LAYOUT.solutions_dir / "rolling_compress.py", copy / "notebooks" / "helper.py")
+        expected = "совпадает с solutions/rolling_compress.py"
+    elif tamper == "hidden_json":
+        shutil.copyfile(LAYOUT.hidden_cases_dir / "commit_turn.json", copy / "exercises" / "cases" / "extra.json")
+        expected = "содержит скрытый тест"
+    elif tamper == "reformatted_hidden":
+        case = json.loads((LAYOUT.hidden_cases_dir / "trim_by_message_count.json").read_text())["cases"][3]
+        (copy / "notebooks" / "data.json").write_text(json.dumps({"x": [case]}, indent=4))
+        expected = f"содержит скрытый тест «{case['name']}»"
+    elif tamper == "no_raise":
+        source = (LAYOUT.solutions_dir / "commit_turn.py").read_text(encoding="utf-8")
+        (copy / "exercises" / "commit_turn.py").write_text(source.replace("len(history)", "len(history) + 0"))
+        expected = "commit_turn не выбрасывает NotImplementedError"
+    else:
+        (copy / "solutions").mkdir()
+        expected = "лишний элемент верхнего уровня: solutions"
+    problems = release.verify_bundle(copy, LAYOUT)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_refuses_to_overwrite_what_is_not_a_bundle(tmp_path, bundle, capsys):
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "thesis.txt").write_text("не трогать")
+    assert release.main(["--out", str(other)]) == 2
+    assert release.main(["--out", str(other), "--force"]) == 2
+    assert (other / "thesis.txt").read_text() == "не трогать"
+    assert release.main(["--out", str(ROOT)]) == 2
+    assert release.main(["--out", str(ROOT / "exercises")]) == 2
+    again = tmp_path / "again"
+    assert release.main(["--out", str(again)]) == 0
+    assert release.main(["--out", str(again), "--force"]) == 0
+    assert "Пакет собран" in capsys.readouterr().out

@@ -1,0 +1,181 @@
+"""What the sandbox stops, tested on this machine, and what goes to the child (inputs only)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from course_lib.grading import sandbox
+from course_lib.grading.cases import load_cases
+from course_lib.grading.catalog import EXERCISES, CourseLayout
+from course_lib.grading.runner import read_submission_file, run_exercise
+from course_lib.grading.sandbox import SANDBOX_UID_RANGE, Limits, selftest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUT = CourseLayout(ROOT)
+SECRETS = [
+    str(ROOT),
+    str(LAYOUT.solutions_dir),
+    str(LAYOUT.solutions_dir / "commit_turn.py"),
+    str(LAYOUT.hidden_cases_dir),
+    str(LAYOUT.hidden_cases_dir / "commit_turn.json"),
+    str(ROOT / "course_lib" / "grading" / "cases.py"),
+    "/etc/passwd",
+    "/root/.bash_history",
+    "/proc/self/environ",
+]
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the root tier needs root")
+
+
+@as_root
+def test_root_tier_is_detected_and_hides_the_course():
+    assert sandbox.detect_tier() == "root"
+    report = selftest(Limits(tier="root"), SECRETS)
+    assert report["readable"] == []
+    assert report["network"].startswith("blocked")
+    assert SANDBOX_UID_RANGE[0] <= report["uid"] < SANDBOX_UID_RANGE[1]
+    assert report["pid"] == 2  # inside its own PID namespace, under our init
+
+
+@as_root
+def test_every_child_gets_its_own_uid():
+    uids = {selftest(Limits(tier="root"), [])["uid"] for _ in range(3)}
+    assert len(uids) == 3
+
+
+def test_basic_tier_hides_nothing_which_is_why_grade_refuses_it():
+    """Honest baseline: without namespaces the child reads what the grading user reads."""
+    report = selftest(Limits(tier="basic"), SECRETS[:3])
+    assert report["tier"] == "basic"
+    assert str(LAYOUT.solutions_dir / "commit_turn.py") in report["readable"]
+
+
+UNPRIVILEGED = """
+import json, sys, types
+package = types.ModuleType("course_lib")
+package.__path__ = [{root!r} + "/course_lib"]   # skip course_lib/__init__ (it needs tiktoken)
+sys.modules["course_lib"] = package
+from pathlib import Path
+from course_lib.grading import sandbox
+from course_lib.grading.catalog import BY_NAME, CourseLayout
+from course_lib.grading.cases import load_cases
+from course_lib.grading.runner import read_submission_file, run_exercise
+tier = sandbox.detect_tier()
+report = sandbox.selftest(sandbox.Limits(tier=tier), {secrets!r})
+layout = CourseLayout(Path({root!r}))
+exercise = BY_NAME["commit_turn"]
+source, _ = read_submission_file(layout.solutions_dir, exercise)
+result = run_exercise(exercise, source, [load_cases(layout.public_cases_file(exercise), exercise, "public")],
+                      sandbox.Limits(tier=tier))
+print(json.dumps({{"tier": tier, "report": report, "score": result.score}}))
+"""
+
+
+@as_root
+@pytest.mark.skipif(
+    not (shutil.which("setpriv") and Path("/usr/bin/python3").exists()),
+    reason="needs setpriv and a system python3 readable by nobody",
+)
+def test_userns_tier_for_an_ordinary_user():
+    """An instructor without root: user namespaces give the same hiding, with no capabilities."""
+    probe = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "-r", "true"],
+        capture_output=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip("unprivileged user namespaces are disabled here")
+    script = UNPRIVILEGED.format(root=str(ROOT), secrets=SECRETS)
+    completed = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         os.path.realpath("/usr/bin/python3"), "-I", "-S", "-c", script],
+        capture_output=True, text=True, timeout=60, cwd="/",
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    answer = json.loads(completed.stdout)
+    assert answer["tier"] == "userns"
+    assert answer["report"]["readable"] == []
+    assert answer["report"]["network"].startswith("blocked")
+    assert answer["score"] == 10.0
+
+
+def test_only_inputs_are_ever_sent_to_the_child(monkeypatch):
+    """Record every frame the grader writes to children while grading the reference."""
+    sent: list[str] = []
+    original = sandbox.ChildSession.send
+
+    def recording(self, frame, **kwargs):
+        sent.append(json.dumps(frame, ensure_ascii=False))
+        return original(self, frame, **kwargs)
+
+    monkeypatch.setattr(sandbox.ChildSession, "send", recording)
+    secrets = []
+    for exercise in EXERCISES:
+        public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+        hidden = load_cases(LAYOUT.hidden_cases_file(exercise), exercise, "hidden")
+        source, _ = read_submission_file(LAYOUT.solutions_dir, exercise)
+        result = run_exercise(exercise, source, [public, hidden], Limits())
+        assert result.score == exercise.points
+        for case in public + hidden:
+            secrets += [case.name, case.hint]
+            steps = case.data.get("steps", [case.data])
+            for step in steps:
+                expected = step.get("expect", {}).get("return")
+                if isinstance(expected, str) and expected not in json.dumps(case.data.get("args")):
+                    secrets.append(expected)
+    frames = [json.loads(text) for text in sent]
+    everything = "\n".join(sent)
+    for frame in frames:
+        assert "expect" not in json.dumps(frame) or frame.get("type") == "end"
+    assert '"args_after"' not in everything and '"hint"' not in everything
+    leaked = [text for text in secrets if text and json.dumps(text, ensure_ascii=False) in everything]
+    assert leaked == []
+    assert any("<previous_summary>" in text for text in secrets)  # the check above had teeth
+
+
+def test_grader_parses_results_from_fd3_only(tmp_path):
+    """The harness's own protocol frames printed to stdout mean nothing to the grader."""
+    exercise = next(e for e in EXERCISES if e.name == "count_message_tokens")
+    source = (
+        "import json\n"
+        "def count_message_tokens(messages, count_text):\n"
+        "    for i in range(8):\n"
+        "        print(json.dumps({'type': 'case', 'i': i, 'outcome': {'kind': 'return',"
+        " 'value': ['i', 40]}, 'args_after': [None, None], 'result_is_arg': None}))\n"
+        "    return -1\n"
+    )
+    public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+    result = run_exercise(exercise, source, [public], Limits())
+    assert result.passed == 0 and result.status == "ok"
+
+
+def test_a_child_that_stops_reading_cannot_stall_the_grader():
+    config = {
+        "kind": "function",
+        "module": "commit_turn",
+        "entry": "commit_turn",
+        "source": "import time\ntime.sleep(60)\n",  # never gets to read its stdin again
+    }
+    with sandbox.ChildSession(config, Limits()) as session:
+        started = time.monotonic()
+        with pytest.raises(sandbox.ChildGone) as gone:
+            session.send({"type": "cases", "cases": [{"i": 0, "args": ["x" * (1 << 20)]}]}, timeout=0.5)
+        assert gone.value.reason == "stalled"
+        assert time.monotonic() - started < 3
+
+
+def test_a_failing_start_leaves_nothing_behind(monkeypatch, tmp_path):
+    monkeypatch.setattr(sandbox.tempfile, "tempdir", str(tmp_path))
+
+    def broken(self, frame, **kwargs):
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(sandbox.ChildSession, "send", broken)
+    with pytest.raises(RuntimeError):
+        sandbox.ChildSession({"kind": "selftest", "probe_paths": []}, Limits())
+    assert list(tmp_path.iterdir()) == []
