@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import TypeVar
 
 from course_lib.llm.offline import lexicon as lx
@@ -79,8 +80,12 @@ def _merge_keyed(
     return tuple(merged)
 
 
+@lru_cache(maxsize=4096)
 def extract_facts(text: str) -> Facts:
-    """The facts stated in one piece of customer text."""
+    """The facts stated in one piece of customer text.
+
+    Cached: a chat resends the same history on every turn, and `Facts` is immutable.
+    """
     norm = lx.normalize(text)
     problem, damaged_part = _problem_and_damaged_part(norm)
     return Facts(

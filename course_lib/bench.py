@@ -1,0 +1,124 @@
+"""`python -m course_lib bench strategies`: the comparison of notebook 06, from the command line.
+
+    python -m course_lib bench strategies                 # 200 turns, budget 1000
+    python -m course_lib bench strategies --turns 60 --budget 600
+    python -m course_lib bench strategies --via-sdk       # through LLMClient and the openai SDK
+
+Always on the offline teaching model: the figures are reproducible, and nobody pays for the
+~1.2 million input tokens that full history costs over 200 turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from course_lib.strategies import (
+    StrategyError,
+    StrategySettings,
+    compare_strategies,
+    load_long_dialogue,
+)
+from course_lib.strategies.report import format_report
+
+DEFAULTS = StrategySettings()
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"нужно целое число, получено {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"нужно число больше нуля, получено {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"нужно целое число, получено {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"нужно неотрицательное число, получено {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m course_lib bench",
+        description="Замеры курса на офлайн учебной модели.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="ЗАМЕР")
+    strategies = commands.add_parser(
+        "strategies",
+        help="сравнение пяти стратегий памяти на длинном диалоге",
+        description="Пять стратегий памяти на одном длинном диалоге: токены, вызовы модели, "
+        "сохранность контрольных фактов; доли — относительно полной истории.",
+    )
+    strategies.add_argument("--turns", type=_positive_int, default=None, metavar="ХОДОВ", help="сколько ходов диалога (по умолчанию все 200)")
+    strategies.add_argument(
+        "--budget", type=_positive_int, default=DEFAULTS.input_token_budget, metavar="ТОКЕНОВ",
+        help=f"бюджет окна и порог summary в токенах (по умолчанию {DEFAULTS.input_token_budget})",
+    )
+    strategies.add_argument(
+        "--messages", type=_positive_int, default=DEFAULTS.max_messages, metavar="N",
+        help=f"N для обрезки по числу сообщений (по умолчанию {DEFAULTS.max_messages})",
+    )
+    strategies.add_argument(
+        "--keep", type=_non_negative_int, default=DEFAULTS.keep_recent, metavar="K",
+        help=f"K свежих сообщений для скользящего summary (по умолчанию {DEFAULTS.keep_recent})",
+    )
+    strategies.add_argument(
+        "--via-sdk", action="store_true",
+        help="вызывать модель через LLMClient и openai SDK (медленнее, те же цифры)",
+    )
+    return parser
+
+
+def _client(via_sdk: bool):
+    if via_sdk:
+        from course_lib.config import load_settings
+        from course_lib.llm.client import LLMClient
+
+        return LLMClient(load_settings(llm_backend="offline"))
+    from course_lib.strategies import OfflineDirectClient
+
+    return OfflineDirectClient()
+
+
+def run_strategies(args: argparse.Namespace) -> int:
+    dialogue = load_long_dialogue()
+    if args.turns is not None and args.turns > len(dialogue.turns):
+        print(f"В диалоге {len(dialogue.turns)} ходов, а запрошено {args.turns}.", file=sys.stderr)
+        return 2
+    settings = StrategySettings(
+        input_token_budget=args.budget, max_messages=args.messages, keep_recent=args.keep
+    )
+    client = _client(args.via_sdk)
+    started = time.perf_counter()
+    try:
+        comparison = compare_strategies(dialogue, client, settings, turns=args.turns)
+    except StrategyError as error:
+        print(f"Сравнение остановлено: {error}", file=sys.stderr)
+        return 1
+    finally:
+        client.close()
+    elapsed = time.perf_counter() - started
+    print(format_report(comparison))
+    path = "LLMClient + openai SDK" if args.via_sdk else "напрямую, без HTTP-слоя SDK"
+    print(
+        f"\nМодель: офлайн учебная модель (знает только то, что есть в запросе), {path}. "
+        f"Замер занял {elapsed:.1f} с."
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "strategies":
+        return run_strategies(args)
+    parser.print_help()
+    return 2

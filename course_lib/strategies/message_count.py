@@ -1,0 +1,61 @@
+"""Strategy 2: the last N messages, the instruction always kept (the blog article's trimming).
+
+The count is of messages, not tokens: ten short "Спасибо." and ten pasted letters are the same
+"10 messages", so the request size follows whatever the customer happens to write.
+Trimmed messages are dropped from storage for good, as the article's `Conversation` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from course_lib.llm.client import Message
+from course_lib.strategies.base import StrategyBase, assistant_message, user_message
+from course_lib.strategies.metering import GeneratingClient
+
+INSTRUCTION_ROLES = frozenset({"system", "developer"})
+
+
+def trim_by_message_count(messages: Sequence[Message], max_messages: int) -> list[Message]:
+    """The leading instruction (if any) plus at most `max_messages` last messages of the dialogue.
+
+    The kept window never starts with an assistant message: a reply without its question is dropped
+    too, so whole user/assistant pairs leave together.
+    """
+    if isinstance(max_messages, bool) or not isinstance(max_messages, int):
+        raise TypeError("max_messages должен быть целым числом.")
+    if max_messages < 0:
+        raise ValueError("max_messages не может быть отрицательным.")
+    has_instruction = bool(messages) and messages[0]["role"] in INSTRUCTION_ROLES
+    head = list(messages[:1]) if has_instruction else []
+    dialogue = list(messages[1:] if has_instruction else messages)
+    window = dialogue[len(dialogue) - min(max_messages, len(dialogue)) :]
+    while window and window[0]["role"] != "user":
+        window.pop(0)
+    return head + window
+
+
+class MessageCountStrategy(StrategyBase):
+    """Keeps the instruction and the last `max_messages` messages (the new one included)."""
+
+    name = "count"
+    title = "Последние N сообщений"
+
+    def __init__(self, llm_client: GeneratingClient, max_messages: int = 24, **kwargs) -> None:
+        if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1:
+            raise ValueError("max_messages должен быть целым числом не меньше 1: новое сообщение отправляется всегда.")
+        super().__init__(llm_client, **kwargs)
+        self.max_messages = max_messages
+        self._history: list[Message] = []
+
+    def _reply(self, text: str) -> tuple[list[Message], str]:
+        new_message = user_message(text)
+        request = trim_by_message_count(
+            [self._developer_message, *self._history, new_message], self.max_messages
+        )
+        reply = self._chat(request)
+        self._history = [*request[1:], assistant_message(reply)]  # the trimmed part is gone
+        return request, reply
+
+    def stored_messages(self) -> tuple[Message, ...]:
+        return tuple(self._history)

@@ -1,0 +1,44 @@
+"""Strategy 5: the window with a summary on overflow — course_lib's own `ChatService`.
+
+Nothing is re-implemented here: the strategy is a `ChatService` with one session, whose chat and
+summary clients go through the meter, so its calls are counted like everyone else's.
+"""
+
+from __future__ import annotations
+
+from course_lib.chat_history import SlidingWindowHistory
+from course_lib.chat_service import ChatService, ChatServiceError
+from course_lib.conversation_summary_service import ConversationSummaryService
+from course_lib.llm.client import Message
+from course_lib.strategies.base import StrategyBase, StrategyError
+from course_lib.strategies.metering import GeneratingClient
+
+SESSION_ID = "comparison"
+
+
+class WindowSummaryStrategy(StrategyBase):
+    """`ChatService.reply()`: window first; when it drops history, fold it into the summary."""
+
+    name = "window_summary"
+    title = "Окно + summary"
+
+    def __init__(self, llm_client: GeneratingClient, history_policy: SlidingWindowHistory, **kwargs) -> None:
+        super().__init__(llm_client, **kwargs)
+        self.service = ChatService(
+            llm_client=self._chat_client,  # type: ignore[arg-type]  # duck-typed: .generate()
+            history_policy=history_policy,
+            summary_service=ConversationSummaryService(self._meter.client("summary")),  # type: ignore[arg-type]
+            prompt=self._prompt,
+        )
+
+    def _reply(self, text: str) -> tuple[list[Message], str]:
+        try:
+            reply = self.service.reply(SESSION_ID, text)
+        except ChatServiceError as error:
+            raise StrategyError(str(error)) from error
+        return list(reply.request_messages), reply.text
+
+    def stored_messages(self) -> tuple[Message, ...]:
+        snapshot = self.service.get_session(SESSION_ID)
+        summary = () if snapshot.summary is None else (ChatService.build_summary_message(snapshot.summary),)
+        return (*summary, *snapshot.messages)
