@@ -99,7 +99,7 @@ class ChatService:
 
     def reply(self, session_id: str, user_text: str) -> ChatReply:
         session_key = self._normalize_session_id(session_id)
-        text = self._normalize_user_text(user_text)
+        text = normalize_user_text(user_text)
         session = self._get_or_create_session(session_key)
 
         with session.lock:
@@ -123,7 +123,7 @@ class ChatService:
                     raise ChatServiceError(f"Новое summary не помещается в бюджет: {error}") from error
 
             llm_result = self._generate(prepared.messages)
-            reply_text = self._validate_reply(llm_result)
+            reply_text = validate_reply(llm_result)
             elapsed_seconds = perf_counter() - started_at
 
             # The only place the session changes: after a validated reply.
@@ -162,7 +162,7 @@ class ChatService:
     def preview(self, session_id: str, user_text: str, policy: SlidingWindowHistory | None = None) -> PreparedHistory:
         """The request `reply()` would start from, without calling the model or changing anything."""
         session_key = self._normalize_session_id(session_id)
-        text = self._normalize_user_text(user_text)
+        text = normalize_user_text(user_text)
         snapshot = self.get_session(session_key)
         context = [] if snapshot.summary is None else [self.build_summary_message(snapshot.summary)]
         try:
@@ -245,21 +245,6 @@ class ChatService:
         except LLMClientError as error:
             raise ChatServiceError(f"Не удалось получить ответ модели: {error}") from error
 
-    @staticmethod
-    def _validate_reply(result: LLMResult) -> str:
-        if result.finish_reason == "length":
-            raise ChatServiceError("Ответ остановлен из-за ограничения длины.")
-        if result.finish_reason != "stop":
-            raise ChatServiceError(
-                f"Модель не вернула готовый ответ. Причина завершения: {result.finish_reason}."
-            )
-        if result.text is None:
-            raise ChatServiceError("Модель не вернула текст ответа.")
-        cleaned = result.text.strip()
-        if not cleaned:
-            raise ChatServiceError("Модель вернула пустой ответ.")
-        return cleaned
-
     def _get_or_create_session(self, session_key: str) -> ChatSession:
         with self._sessions_lock:
             session = self._sessions.get(session_key)
@@ -277,11 +262,26 @@ class ChatService:
             raise ChatServiceError("Session ID не должен быть пустым.")
         return session_key
 
-    @staticmethod
-    def _normalize_user_text(user_text: str) -> str:
-        if not isinstance(user_text, str):
-            raise ChatServiceError("Сообщение должно быть строкой.")
-        text = user_text.strip()
-        if not text:
-            raise ChatServiceError("Сообщение не должно быть пустым.")
-        return text
+
+def normalize_user_text(user_text: str, error: type[Exception] = ChatServiceError) -> str:
+    """The customer's text without surrounding whitespace; `error` if it is not a non-empty string."""
+    if not isinstance(user_text, str):
+        raise error("Сообщение должно быть строкой.")
+    text = user_text.strip()
+    if not text:
+        raise error("Сообщение не должно быть пустым.")
+    return text
+
+
+def validate_reply(result: LLMResult, error: type[Exception] = ChatServiceError) -> str:
+    """The reply's text if the model finished normally and said something; else `error`."""
+    if result.finish_reason == "length":
+        raise error("Ответ остановлен из-за ограничения длины.")
+    if result.finish_reason != "stop":
+        raise error(f"Модель не вернула готовый ответ. Причина завершения: {result.finish_reason}.")
+    if result.text is None:
+        raise error("Модель не вернула текст ответа.")
+    cleaned = result.text.strip()
+    if not cleaned:
+        raise error("Модель вернула пустой ответ.")
+    return cleaned

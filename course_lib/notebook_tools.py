@@ -15,6 +15,7 @@ from pathlib import Path
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 CELL_TIMEOUT_SECONDS = 120
+WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def execute_notebook(path: Path) -> float:
@@ -29,13 +30,23 @@ def execute_notebook(path: Path) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         store_widget_state=False,
+        record_timing=False,  # per-cell timestamps would make every regeneration a diff
     )
     started = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - started
-    notebook.metadata.pop("widgets", None)
+    _strip_widget_views(notebook)
     nbformat.write(notebook, path)
     return elapsed
+
+
+def _strip_widget_views(notebook) -> None:
+    """Drop widget views from stored outputs: without saved widget state they cannot render, and
+    their random model ids would make every regeneration a diff. The text/plain fallback stays."""
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW_MIME, None)
 
 
 def main(argv: list[str]) -> int:

@@ -158,3 +158,13 @@ def find_course_root(start: str | os.PathLike[str] | None = None) -> Path:
     raise FileNotFoundError(
         f"Не найдена папка курса (с exercises/ и course_lib/) ни в {here}, ни выше."
     )
+
+
+def course_root(given: str | os.PathLike[str] | None = None) -> Path:
+    """The course `grade` and `release` work on: `given`, else the one holding this course_lib."""
+    if given is not None:
+        return Path(given).resolve()
+    package_parent = Path(__file__).resolve().parents[2]
+    if _is_course_root(package_parent):
+        return package_parent
+    return find_course_root()

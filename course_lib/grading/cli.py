@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from course_lib.grading.cases import Case, CaseFormatError, load_cases
-from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise, find_course_root, get_exercise
+from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise, course_root, get_exercise
 from course_lib.grading.report import (
     SubmissionResult,
     feedback_markdown,
@@ -82,15 +82,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _course_root(given: Path | None) -> Path:
-    if given is not None:
-        return given.resolve()
-    package_parent = Path(__file__).resolve().parents[2]
-    if (package_parent / "exercises").is_dir():
-        return package_parent
-    return find_course_root()
-
-
 def _unique_names(paths: list[Path]) -> list[str]:
     names: list[str] = []
     for path in paths:
@@ -148,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     started = time.monotonic()
     logging.basicConfig(format="%(levelname)s %(message)s", stream=sys.stderr)
-    layout = CourseLayout(_course_root(args.course_root))
+    layout = CourseLayout(course_root(args.course_root))
     try:
         exercises = (
             [get_exercise(name) for name in args.exercise] if args.exercise else list(EXERCISES)

@@ -26,22 +26,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from course_lib.grading.catalog import EXERCISES, CourseLayout, find_course_root
+from course_lib.grading.catalog import EXERCISES, CourseLayout, course_root
 
 MARKER = ".course-release"
 TOP_LEVEL_DIRS = ("notebooks", "course_lib", "exercises")
 TOP_LEVEL_FILES = ("README.md", "requirements.txt", "pyproject.toml", "Makefile", ".env.example")
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".mypy_cache"}
 IGNORED_SUFFIXES = {".pyc", ".pyo"}
-
-
-def _course_root(given: Path | None) -> Path:
-    if given is not None:
-        return given.resolve()
-    package_parent = Path(__file__).resolve().parents[2]
-    if (package_parent / "exercises").is_dir():
-        return package_parent
-    return find_course_root()
 
 
 def _ignored(path: Path) -> bool:
@@ -209,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         "--force", action="store_true", help="заменить прежний пакет в этой папке (только пакет)"
     )
     args = parser.parse_args(argv)
-    layout = CourseLayout(_course_root(args.course_root))
+    layout = CourseLayout(course_root(args.course_root))
     out = args.out.resolve()
     protected = {*TOP_LEVEL_DIRS, "solutions", "grading", "tests", ".git", ".venv"}
     inside = out.relative_to(layout.root).parts if layout.root in out.parents else ()

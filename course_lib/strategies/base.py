@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
-from course_lib.chat_service import ChatService
+from course_lib.chat_service import ChatService, normalize_user_text, validate_reply
 from course_lib.llm.client import LLMResult, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
@@ -89,7 +89,7 @@ class StrategyBase(ABC):
         return self._meter.calls
 
     def reply(self, user_text: str) -> TurnRecord:
-        text = normalize_user_text(user_text)
+        text = normalize_user_text(user_text, StrategyError)
         (request, reply_text), calls, own_seconds = self._meter.measure(lambda: self._reply(text))
         self._turns += 1
         chat_call = next(call for call in reversed(calls) if call.purpose == "chat")
@@ -120,26 +120,7 @@ class StrategyBase(ABC):
             result = self._chat_client.generate(request)
         except LLMClientError as error:
             raise StrategyError(f"Не удалось получить ответ модели: {error}") from error
-        return reply_text_of(result)
-
-
-def normalize_user_text(user_text: str) -> str:
-    if not isinstance(user_text, str):
-        raise StrategyError("Сообщение должно быть строкой.")
-    text = user_text.strip()
-    if not text:
-        raise StrategyError("Сообщение не должно быть пустым.")
-    return text
-
-
-def reply_text_of(result: LLMResult) -> str:
-    """The reply's text if the model finished normally and said something; else `StrategyError`."""
-    if result.finish_reason != "stop":
-        raise StrategyError(f"Модель не вернула готовый ответ (finish_reason={result.finish_reason}).")
-    text = (result.text or "").strip()
-    if not text:
-        raise StrategyError("Модель вернула пустой ответ.")
-    return text
+        return validate_reply(result, StrategyError)
 
 
 def user_message(text: str) -> Message:
