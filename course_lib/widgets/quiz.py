@@ -138,7 +138,7 @@ class Quiz(widgets.VBox):
         self.checkboxes: list[widgets.Checkbox] = []
         self.labels: list[widgets.HTML] = []
         rows = []
-        for index, option in enumerate(self.question.options):
+        for index in range(len(self.question.options)):
             checkbox = widgets.Checkbox(value=False, indent=False, description="",
                                         layout=widgets.Layout(width="28px", flex="0 0 28px"))
             checkbox.add_class(f"course-quiz-option-{index}")
