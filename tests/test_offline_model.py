@@ -507,3 +507,21 @@ def test_coffee_dialogue_window_forgets_and_summary_remembers(client):
 )
 def test_replies_for_other_cases(client, text, expected):
     assert ask(client, [SUPPORT, customer(text)]) == expected
+
+
+def test_a_summary_quoted_as_a_customer_line_keeps_only_its_headline(client):
+    """The seed-001 pitfall: an unmarked summary is re-read as chat and loses its details."""
+    old_summary = (
+        "Имя клиента: Ольга. Заказ 4817, товар: микроволновка. Проблема: трещина на дверце. "
+        "Уже сделано: фото повреждения сделано. Пожелания: связь по электронной почте."
+    )
+    history = [
+        {"role": "user", "content": wrap_in_tag("conversation_summary", old_summary)},
+        {"role": "assistant", "content": "Спасибо, учёл."},
+    ]
+    resummarized = summarize(client, None, history)
+    assert "4817" in resummarized and "микроволнов" in resummarized and "трещин" in resummarized
+    assert "Ольга" not in resummarized and "фото" not in resummarized and "почт" not in resummarized
+    # Passed properly, as the previous summary, nothing is lost.
+    merged = summarize(client, old_summary, [{"role": "user", "content": "Спасибо."}])
+    assert "Ольга" in merged and "фото" in merged and "почт" in merged

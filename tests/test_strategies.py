@@ -250,6 +250,20 @@ def test_without_the_marker_the_summary_is_summarized_again_as_dialogue():
         assert "Клиент: &lt;conversation_summary>" in text  # ...and reads one as a customer line
 
 
+def test_the_unmarked_pitfall_loses_control_facts(dialogue):
+    """Re-summarizing a summary as dialogue keeps the headline and drops the details."""
+    kept = {}
+    for mark in (True, False):
+        strategy = RollingSummaryStrategy(
+            client(), COUNTER, input_token_budget=400, keep_recent=4, mark_summary=mark
+        )
+        feed(strategy, [turn.text for turn in dialogue.turns[:40]])
+        stored = " ".join(m["content"] for m in strategy.stored_messages())
+        kept[mark] = {fact.id for fact in dialogue.facts if fact.found_in(stored)}
+    assert kept[True] == {fact.id for fact in dialogue.facts}
+    assert kept[False] == {"order", "product", "damage"}
+
+
 def test_window_summary_is_chat_service():
     strategy = WindowSummaryStrategy(client(), SlidingWindowHistory(COUNTER, 300))
     assert isinstance(strategy.service, ChatService)

@@ -39,6 +39,8 @@ class Turn:
     role: str
     text: str
     is_summary: bool = False
+    quoted_summary: bool = False
+    """A summary that sits in a transcript as a customer line (read lossily, see `headline`)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,11 @@ def read_summary_request(content: str) -> tuple[Facts, Facts]:
     return previous, facts_of_turns(fragment_turns(fragment))
 
 
+# A summary quoted as a customer line inside the fragment: the seed-001 pitfall (no `is_summary`
+# marker, so the old summary was folded as if the customer had said it).
+_QUOTED_SUMMARY = re.compile(r"conversation_summary|Уже сделано:|Пожелания:|Имя клиента:")
+
+
 def fragment_turns(fragment: str) -> list[Turn]:
     """Turns of a transcript written as "Клиент: …" / "Поддержка: …" lines."""
     speakers: list[list[str]] = []
@@ -101,7 +108,19 @@ def fragment_turns(fragment: str) -> list[Turn]:
             speakers.append([SPEAKERS[match.group(1)], match.group(2)])
         elif speakers:
             speakers[-1][1] += "\n" + line
-    return [Turn(role, strip_tags(text)) for role, text in speakers]
+    return [
+        Turn(role, strip_tags(text), quoted_summary=role == "user" and bool(_QUOTED_SUMMARY.search(text)))
+        for role, text in speakers
+    ]
+
+
+def headline(facts: Facts) -> Facts:
+    """What survives when a recap is retold as chat text: the case's headline, not its details.
+
+    Real models re-compress a quoted summary like any other remark and drop details first; the
+    offline model does the same on purpose, so the "summary of a summary" pitfall loses facts.
+    """
+    return Facts(order_number=facts.order_number, product=facts.product, problem=facts.problem)
 
 
 def facts_of_turns(turns: Iterable[Turn]) -> Facts:
@@ -114,6 +133,8 @@ def facts_of_turns(turns: Iterable[Turn]) -> Facts:
             continue
         if turn.is_summary:
             facts = facts.merge(extract_facts(turn.text))
+        elif turn.quoted_summary:
+            facts = facts.merge(headline(extract_facts(turn.text)))
         else:
             stated, _ = interpret_customer_text(turn.text, previous_assistant)
             facts = facts.merge(stated)
