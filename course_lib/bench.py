@@ -25,24 +25,23 @@ from course_lib.strategies.report import format_report
 DEFAULTS = StrategySettings()
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"нужно целое число, получено {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"нужно число больше нуля, получено {value}")
-    return value
+def _int_at_least(minimum: int, wanted: str):
+    """An argparse type: a whole number >= `minimum`, with a Russian error otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"нужно целое число, получено {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"нужно {wanted}, получено {value}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"нужно целое число, получено {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"нужно неотрицательное число, получено {value}")
-    return value
+_positive_int = _int_at_least(1, "число больше нуля")
+_non_negative_int = _int_at_least(0, "неотрицательное число")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@ import pytest
 
 from course_lib.config import Settings, SettingsError, load_settings
 
-SECRET = "sk-test-very-secret-value-1234567890"
+SECRET = "test-secret-value-not-a-real-key-1234567890"
 
 
 def test_defaults_are_offline_and_budget_6000(offline_settings):

@@ -66,7 +66,7 @@ def test_notebook_runs_against_an_openai_compatible_server(
     path: Path, compatible_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The kernel inherits this environment: a key means `auto` picks the real-API backend.
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-compatible-server")
+    monkeypatch.setenv("OPENAI_API_KEY", "local-compatible-server-key")
     monkeypatch.setenv("OPENAI_BASE_URL", compatible_server)
     monkeypatch.setenv("LLM_BACKEND", "auto")
     monkeypatch.setenv("OPENAI_MAX_RETRIES", "0")
