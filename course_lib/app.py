@@ -29,7 +29,7 @@ class ChatApp:
     def backend_label(self) -> str:
         """How the console and notebooks name the backend, honestly."""
         if self.llm_client.backend == "offline":
-            return "офлайн учебная модель (знает только то, что есть в запросе)"
+            return "офлайн-модель (учебная; знает только то, что есть в запросе)"
         return f"OpenAI-совместимый API ({self.settings.openai_base_url or 'api.openai.com'})"
 
     def close(self) -> None:
@@ -55,10 +55,20 @@ def build_chat_app(
         token_counter=token_counter,
         input_token_budget=settings.chat_input_token_budget,
     )
-    summary_service = ConversationSummaryService(llm_client) if with_summary else None
+    summary_service = (
+        ConversationSummaryService(
+            llm_client,
+            model=settings.summary_model,
+            max_summary_chars=settings.summary_max_chars,
+        )
+        if with_summary
+        else None
+    )
     chat_service = ChatService(
         llm_client=llm_client,
         history_policy=history_policy,
         summary_service=summary_service,
+        keep_recent_turns=settings.keep_recent_turns,
+        session_ttl_seconds=settings.session_ttl_seconds,
     )
     return ChatApp(settings, llm_client, token_counter, history_policy, summary_service, chat_service)

@@ -108,7 +108,7 @@ def run_strategies(args: argparse.Namespace) -> int:
     print(format_report(comparison))
     path = "LLMClient + openai SDK" if args.via_sdk else "напрямую, без HTTP-слоя SDK"
     print(
-        f"\nМодель: офлайн учебная модель (знает только то, что есть в запросе), {path}. "
+        f"\nМодель: офлайн-модель (учебная; знает только то, что есть в запросе), {path}. "
         f"Замер занял {elapsed:.1f} с."
     )
     return 0

@@ -8,9 +8,11 @@ the session exactly as it was.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from threading import Lock
-from time import perf_counter
+from time import monotonic, perf_counter
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, SlidingWindowHistory
 from course_lib.conversation_summary_service import (
@@ -52,6 +54,10 @@ class ChatReply:
     request_messages: tuple[Message, ...] = ()
     llm_calls: int = 1
     summary_total_tokens: int | None = None
+    summary_elapsed_seconds: float | None = None
+    """The part of `elapsed_seconds` spent on the summary call (None when there was none)."""
+    summarized_messages: int = 0
+    """How many history messages were folded into the summary this turn."""
 
 
 @dataclass
@@ -61,6 +67,10 @@ class ChatSession:
     messages: list[Message] = field(default_factory=list)
     summary: str | None = None
     lock: Lock = field(default_factory=Lock, repr=False, compare=False)
+    last_used: float = field(default=0.0, repr=False, compare=False)
+
+    def is_empty(self) -> bool:
+        return not self.messages and self.summary is None
 
 
 @dataclass(frozen=True)
@@ -79,15 +89,44 @@ class ChatService:
         history_policy: SlidingWindowHistory,
         summary_service: ConversationSummaryService | None = None,
         prompt: PromptTemplate = SUPPORT_CHAT_PROMPT,
+        *,
+        keep_recent_turns: int = 0,
+        session_ttl_seconds: float | None = None,
+        clock: Callable[[], float] = monotonic,
     ) -> None:
-        """`summary_service=None` gives the plain sliding window: old turns are just not sent."""
+        """`summary_service=None` gives the plain sliding window: old turns are just not sent.
+
+        `keep_recent_turns=K`: on a compression, the K newest whole turns that were in the window
+        stay verbatim and only the older ones are summarized. K = 0 is the seed's design: the
+        request after a compression is instruction + summary + new message.
+        `session_ttl_seconds`: sessions idle for longer are forgotten (None: kept for ever, which
+        in a long-running server is a memory leak). `clock` is injectable for lessons and tests.
+        """
+        if isinstance(keep_recent_turns, bool) or not isinstance(keep_recent_turns, int):
+            raise TypeError("keep_recent_turns должен быть целым числом.")
+        if keep_recent_turns < 0:
+            raise ValueError("keep_recent_turns не может быть отрицательным.")
+        if session_ttl_seconds is not None and not session_ttl_seconds > 0:
+            raise ValueError("Время жизни сессии должно быть больше нуля (или None — без ограничения).")
         self._llm_client = llm_client
         self._history_policy = history_policy
         self._summary_service = summary_service
         self._prompt = prompt
         self._instruction = prompt.render()
-        self._sessions: dict[str, ChatSession] = {}
+        self._keep_recent_turns = keep_recent_turns
+        self._session_ttl_seconds = session_ttl_seconds
+        self._clock = clock
+        # Ordered by last use, oldest first: expiry looks only at the front (amortized O(1)).
+        self._sessions: OrderedDict[str, ChatSession] = OrderedDict()
         self._sessions_lock = Lock()
+
+    @property
+    def keep_recent_turns(self) -> int:
+        return self._keep_recent_turns
+
+    @property
+    def session_ttl_seconds(self) -> float | None:
+        return self._session_ttl_seconds
 
     @property
     def history_policy(self) -> SlidingWindowHistory:
@@ -100,8 +139,15 @@ class ChatService:
     def reply(self, session_id: str, user_text: str) -> ChatReply:
         session_key = self._normalize_session_id(session_id)
         text = normalize_user_text(user_text)
-        session = self._get_or_create_session(session_key)
+        session, created = self._get_or_create_session(session_key)
+        try:
+            return self._reply_in_session(session_key, session, text)
+        except BaseException:
+            if created:
+                self._forget_if_unused(session_key, session)
+            raise
 
+    def _reply_in_session(self, session_key: str, session: ChatSession, text: str) -> ChatReply:
         with session.lock:
             started_at = perf_counter()
             developer_message = self.build_developer_message()
@@ -110,12 +156,22 @@ class ChatService:
 
             new_summary = session.summary
             summary_result: LLMResult | None = None
+            summary_elapsed: float | None = None
+            kept_history = session.messages
+            summarized = 0
             if prepared.removed_history_messages > 0 and self._summary_service is not None:
-                new_summary, summary_result = self._summarize(session.summary, session.messages)
+                # Keep up to K of the turns the window still had; fold everything older.
+                recent_turns = min(self._keep_recent_turns, prepared.context_history_messages // 2)
+                split = len(session.messages) - 2 * recent_turns
+                to_summarize, kept_history = session.messages[:split], session.messages[split:]
+                summary_started = perf_counter()
+                new_summary, summary_result = self._summarize(session.summary, to_summarize)
+                summary_elapsed = perf_counter() - summary_started
+                summarized = len(to_summarize)
                 try:
                     prepared = self._history_policy.prepare(
                         developer_message=developer_message,
-                        history=[],
+                        history=kept_history,
                         user_message=user_message,
                         context_messages=[self.build_summary_message(new_summary)],
                     )
@@ -131,7 +187,7 @@ class ChatService:
             summary_updated = summary_result is not None
             if summary_updated:
                 session.summary = new_summary
-                session.messages = [user_message, assistant_message]
+                session.messages = [*kept_history, user_message, assistant_message]
             else:
                 session.messages.extend([user_message, assistant_message])
             history_messages = len(session.messages)
@@ -157,6 +213,8 @@ class ChatService:
             request_messages=tuple(prepared.messages),
             llm_calls=2 if summary_updated else 1,
             summary_total_tokens=summary_result.total_tokens if summary_result else None,
+            summary_elapsed_seconds=summary_elapsed,
+            summarized_messages=summarized,
         )
 
     def preview(self, session_id: str, user_text: str, policy: SlidingWindowHistory | None = None) -> PreparedHistory:
@@ -185,11 +243,13 @@ class ChatService:
         with session.lock:
             session.messages = []
             session.summary = None
+        self._forget_if_unused(session_key, session)
 
     def get_session(self, session_id: str) -> SessionSnapshot:
         """A copy of the session's state (empty for an unknown id); never the live objects."""
         session_key = self._normalize_session_id(session_id)
         with self._sessions_lock:
+            self._expire_idle_locked()
             session = self._sessions.get(session_key)
         if session is None:
             return SessionSnapshot(session_key, (), None)
@@ -198,8 +258,18 @@ class ChatService:
             return SessionSnapshot(session_key, messages, session.summary)  # type: ignore[arg-type]
 
     def session_ids(self) -> tuple[str, ...]:
+        """Ids of the live sessions, least recently used first."""
         with self._sessions_lock:
+            self._expire_idle_locked()
             return tuple(self._sessions)
+
+    def expire_idle_sessions(self) -> int:
+        """Forget sessions idle for longer than the TTL now; return how many were removed.
+
+        `reply()` does this on every call anyway; a server may also call it from a timer.
+        """
+        with self._sessions_lock:
+            return self._expire_idle_locked()
 
     def build_developer_message(self) -> Message:
         return {"role": "developer", "content": self._instruction}
@@ -245,13 +315,38 @@ class ChatService:
         except LLMClientError as error:
             raise ChatServiceError(f"Не удалось получить ответ модели: {error}") from error
 
-    def _get_or_create_session(self, session_key: str) -> ChatSession:
+    def _get_or_create_session(self, session_key: str) -> tuple[ChatSession, bool]:
         with self._sessions_lock:
+            self._expire_idle_locked()
             session = self._sessions.get(session_key)
+            created = session is None
             if session is None:
                 session = ChatSession()
                 self._sessions[session_key] = session
-            return session
+            session.last_used = self._clock()
+            self._sessions.move_to_end(session_key)
+            return session, created
+
+    def _expire_idle_locked(self) -> int:
+        """Drop idle sessions from the front of the LRU order; the caller holds the registry lock."""
+        if self._session_ttl_seconds is None:
+            return 0
+        deadline = self._clock() - self._session_ttl_seconds
+        expired = []
+        for key, session in self._sessions.items():
+            if session.last_used > deadline:
+                break  # everything after this one was used even later
+            if not session.lock.locked():  # a reply in progress keeps its session
+                expired.append(key)
+        for key in expired:
+            del self._sessions[key]
+        return len(expired)
+
+    def _forget_if_unused(self, session_key: str, session: ChatSession) -> None:
+        """Remove an empty session from the registry (a failed first call, a reset) — no leak."""
+        with self._sessions_lock:
+            if self._sessions.get(session_key) is session and session.is_empty():
+                del self._sessions[session_key]
 
     @staticmethod
     def _normalize_session_id(session_id: str) -> str:

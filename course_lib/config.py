@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     chat_input_token_budget: int = Field(
         default=6000, gt=0, validation_alias="CHAT_INPUT_TOKEN_BUDGET"
     )
+    # Summaries are a simpler task than answering: a cheaper model often does them well enough.
+    summary_model: str | None = Field(default=None, validation_alias="SUMMARY_MODEL")
+    summary_max_chars: int = Field(default=600, gt=0, validation_alias="SUMMARY_MAX_CHARS")
+    keep_recent_turns: int = Field(default=0, ge=0, validation_alias="CHAT_KEEP_RECENT_TURNS")
+    session_ttl_seconds: float | None = Field(
+        default=None, gt=0, validation_alias="CHAT_SESSION_TTL_SECONDS"
+    )
 
     @field_validator("openai_api_key", mode="before")
     @classmethod
@@ -70,12 +77,17 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("openai_base_url", mode="before")
+    @field_validator("openai_base_url", "summary_model", "session_ttl_seconds", mode="before")
     @classmethod
     def _blank_url_is_default(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @property
+    def effective_summary_model(self) -> str:
+        """The model that writes summaries: `SUMMARY_MODEL`, or the chat model when it is unset."""
+        return self.summary_model or self.model
 
     @property
     def effective_backend(self) -> Literal["offline", "openai"]:

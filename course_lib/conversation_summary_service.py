@@ -13,9 +13,11 @@ from course_lib.llm.client import LLMClient, LLMResult, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.chat_history_summary import CHAT_HISTORY_SUMMARY_PROMPT
 from course_lib.prompts.tags import unwrap_tag, wrap_in_tag
+from course_lib.prompts.template import PromptTemplate
 
 SPEAKERS = {"user": "Клиент", "assistant": "Поддержка"}
 NO_PREVIOUS_SUMMARY = "Отсутствует."
+DEFAULT_MAX_SUMMARY_CHARS = 600
 
 
 class ConversationSummaryError(RuntimeError):
@@ -31,10 +33,33 @@ class SummaryResult:
 
 
 class ConversationSummaryService:
-    def __init__(self, llm_client: LLMClient) -> None:
+    def __init__(
+        self,
+        llm_client: LLMClient,
+        *,
+        prompt: PromptTemplate = CHAT_HISTORY_SUMMARY_PROMPT,
+        model: str | None = None,
+        max_summary_chars: int = DEFAULT_MAX_SUMMARY_CHARS,
+    ) -> None:
+        """`model=None` uses the client's model; `max_summary_chars` fills prompts that have a cap."""
+        if isinstance(max_summary_chars, bool) or not isinstance(max_summary_chars, int):
+            raise TypeError("Лимит длины summary должен быть целым числом.")
+        if max_summary_chars <= 0:
+            raise ValueError("Лимит длины summary должен быть больше нуля.")
         self._llm_client = llm_client
-        self.prompt = CHAT_HISTORY_SUMMARY_PROMPT
-        self._instruction = self.prompt.render()
+        self.prompt = prompt
+        self.model = model
+        self.max_summary_chars = max_summary_chars
+        # 1.0.0 has no cap; 1.1.0 states one. Render with exactly the variables the version needs.
+        variables = {"max_summary_chars": max_summary_chars}
+        self._instruction = prompt.render(
+            **{name: variables[name] for name in prompt.required_variables if name in variables}
+        )
+
+    @property
+    def instruction(self) -> str:
+        """The rendered instruction the summary request starts with."""
+        return self._instruction
 
     def summarize(self, previous_summary: str | None, messages: Sequence[Message]) -> str:
         """A new summary of `previous_summary` plus `messages` (old turns, oldest first)."""
@@ -52,7 +77,10 @@ class ConversationSummaryService:
             {"role": "user", "content": build_summary_source(previous_summary, messages)},
         ]
         try:
-            result = self._llm_client.generate(request)
+            if self.model is None:
+                result = self._llm_client.generate(request)
+            else:
+                result = self._llm_client.generate(request, model=self.model)
         except LLMClientError as error:
             raise ConversationSummaryError(f"Не удалось создать summary: {error}") from error
 

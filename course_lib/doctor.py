@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
         print(f"  модель {settings.model}, адрес {settings.openai_base_url or 'api.openai.com'}, "
               f"роль инструкции {settings.instruction_role}, ключ задан (не показывается)")
     else:
-        print("  офлайн учебная модель: ключ не нужен, сеть не используется")
+        print("  офлайн-модель (учебная): ключ не нужен, сеть не используется")
     print(f"  токенизатор офлайн: {', '.join(f'{n} ({v} токенов)' for n, v in sizes.items())}; кэш {cache_dir()}")
     print(f"  бюджет входа CHAT_INPUT_TOKEN_BUDGET={settings.chat_input_token_budget}, "
           f"MAX_OUTPUT_TOKENS={settings.max_output_tokens}")

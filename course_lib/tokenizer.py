@@ -114,6 +114,22 @@ class TokenCounter:
         # The same history is measured again on every turn: remember recent texts' counts.
         self._count_cached = lru_cache(maxsize=cache_size)(self._count_uncached)
 
+    @classmethod
+    def for_model(cls, model: str, fallback: str = "o200k_base") -> TokenCounter:
+        """The counter for `model`'s encoding as tiktoken knows it, else `fallback`.
+
+        tiktoken maps OpenAI model names to encodings (`gpt-4.1` → o200k_base); for any other name
+        (a local model, a provider's alias) it raises KeyError, and the estimate falls back to
+        `fallback`: a different tokenizer, so the count is only an approximation there.
+        """
+        try:
+            encoding_name = tiktoken.encoding_name_for_model(model)
+        except KeyError:
+            encoding_name = fallback
+        if encoding_name not in OFFICIAL_SHA256:  # an old encoding no package here ships
+            encoding_name = fallback
+        return cls(encoding_name)
+
     def _count_uncached(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
 

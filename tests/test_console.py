@@ -35,7 +35,7 @@ def test_console_remembers_the_order_number():
     output = run_chat(["Получил заказ 8041 с кофемашиной. Она не включается.", "Напомните номер заказа.", "/exit"])
     replies = assistant_lines(output)
     assert len(replies) == 2 and "8041" in replies[1]
-    assert "Бэкенд: офлайн учебная модель" in output
+    assert "Бэкенд: офлайн-модель" in output
     assert "Сообщений в истории: 4" in output
 
 

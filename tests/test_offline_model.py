@@ -23,7 +23,7 @@ from course_lib.prompts.tags import wrap_in_tag
 from course_lib.tokenizer import TokenCounter, get_encoding
 
 SUPPORT = {"role": "developer", "content": SUPPORT_CHAT_PROMPT.render()}
-SUMMARIZER = {"role": "developer", "content": CHAT_HISTORY_SUMMARY_PROMPT.render()}
+SUMMARIZER = {"role": "developer", "content": CHAT_HISTORY_SUMMARY_PROMPT.render(max_summary_chars=600)}
 
 from course_lib.scenarios import COFFEE_DIALOGUE, MONITOR_DIALOGUE, MONITOR_RECALL
 

@@ -37,7 +37,7 @@ def test_summary_merges_previous_summary_and_fragment(offline_settings):
     assert "7718" in summary and "Анна" in summary
     request = service._llm_client.offline_model.last_request["messages"]
     assert [m["role"] for m in request] == ["developer", "user"]
-    assert request[0]["content"] == service.prompt.render()
+    assert request[0]["content"] == service.instruction
 
 
 def test_empty_fragment_is_refused_without_a_call(offline_settings):

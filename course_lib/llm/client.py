@@ -100,14 +100,18 @@ class LLMClient:
         """The role instructions are sent with right now (may have fallen back to `system`)."""
         return self._instruction_role
 
-    def generate(self, messages: Sequence[Message]) -> LLMResult:
-        """One chat completion. Raises an `LLMClientError` subclass on any failure."""
+    def generate(self, messages: Sequence[Message], *, model: str | None = None) -> LLMResult:
+        """One chat completion. Raises an `LLMClientError` subclass on any failure.
+
+        `model` overrides the configured model for this call (e.g. a cheaper one for summaries).
+        """
         _validate_messages(messages)
+        model_name = model or self._settings.model
         try:
-            return self._complete(messages, self._instruction_role)
+            return self._complete(messages, self._instruction_role, model_name)
         except openai.APIStatusError as error:
             if self._instruction_role == "developer" and _rejects_developer_role(error):
-                return self._retry_with_system_role(messages)
+                return self._retry_with_system_role(messages, model_name)
             raise _translate(error) from error
         except openai.APIError as error:
             raise _translate(error) from error
@@ -121,14 +125,14 @@ class LLMClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _retry_with_system_role(self, messages: Sequence[Message]) -> LLMResult:
+    def _retry_with_system_role(self, messages: Sequence[Message], model_name: str) -> LLMResult:
         logger.warning(
             "Сервер %s отклонил роль developer; повторяем с ролью system. "
             "Чтобы не тратить лишний запрос, задайте LLM_INSTRUCTION_ROLE=system.",
             self._settings.openai_base_url or "api.openai.com",
         )
         try:
-            result = self._complete(messages, "system")
+            result = self._complete(messages, "system", model_name)
         except openai.APIStatusError as error:
             if _rejects_developer_role(error) or _mentions_role(error):
                 raise LLMInstructionRoleError(
@@ -142,7 +146,9 @@ class LLMClient:
         self._instruction_role = "system"
         return result
 
-    def _complete(self, messages: Sequence[Message], instruction_role: str) -> LLMResult:
+    def _complete(
+        self, messages: Sequence[Message], instruction_role: str, model_name: str
+    ) -> LLMResult:
         payload = [
             {
                 "role": instruction_role if m["role"] in INSTRUCTION_ROLES else m["role"],
@@ -154,7 +160,7 @@ class LLMClient:
         # (the ones that also want the `system` role) know only max_tokens.
         limit_name = "max_completion_tokens" if instruction_role == "developer" else "max_tokens"
         completion = self._client.chat.completions.create(
-            model=self._settings.model,
+            model=model_name,
             messages=payload,  # type: ignore[arg-type]
             **{limit_name: self._settings.max_output_tokens},
         )

@@ -29,7 +29,7 @@ from course_lib.llm.offline.faults import (
     SimulatedTimeout,
 )
 from course_lib.llm.offline.replies import compose_chat_reply
-from course_lib.llm.offline.summary import compose_summary
+from course_lib.llm.offline.summary import compose_summary, length_cap
 from course_lib.tokenizer import TokenCounter, get_encoding
 
 DEFAULT_MODEL_NAME = "offline-teaching-model"
@@ -153,7 +153,10 @@ class OfflineModel:
         if is_summary_request(messages):
             user_contents = [m.get("content") or "" for m in messages if m.get("role") == "user"]
             previous, fragment = read_summary_request(user_contents[-1])
-            return compose_summary(previous.merge(fragment))
+            instruction = "\n".join(
+                m.get("content") or "" for m in messages if m.get("role") in INSTRUCTION_ROLES
+            )
+            return compose_summary(previous.merge(fragment), length_cap(instruction))
         return compose_chat_reply(read_chat_request(messages))
 
     # --- internals ---------------------------------------------------------------------------

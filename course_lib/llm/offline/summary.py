@@ -8,35 +8,77 @@ copied; an attempt to change the rules is only noted as something that is not do
 
 from __future__ import annotations
 
+import re
+
 from course_lib.llm.offline import lexicon as lx
 from course_lib.llm.offline.facts import Facts, extract_facts
 
 NOTHING_YET = "Существенных фактов пока нет."
 
 
-def compose_summary(facts: Facts) -> str:
-    sentences: list[str] = []
+# The priority the summary prompt 1.1.0 states: under a length cap, the lower ones go first.
+PRIORITY = ("case", "problem", "open_question", "checks", "name", "preferences", "rule_change")
+_CAP = re.compile(r"не длиннее\s+(\d+)\s+символ", re.IGNORECASE)
+
+
+def length_cap(instruction: str) -> int | None:
+    """The cap in characters that a summary instruction states ("не длиннее 600 символов")."""
+    match = _CAP.search(instruction)
+    return int(match.group(1)) if match else None
+
+
+def compose_summary(facts: Facts, max_chars: int | None = None) -> str:
+    """The facts as labelled sentences, in reading order.
+
+    With `max_chars`, sentences are taken by `PRIORITY` while they fit and the first one that does
+    not fit ends the summary (like the history window: no lower-priority fact jumps a higher one).
+    The first sentence is always kept, even alone over the cap: an empty summary helps no one.
+    """
+    sentences = _sentences(facts)
+    if not sentences:
+        return NOTHING_YET
+    if max_chars is not None:
+        kept: set[str] = set()
+        length = -1  # sentences are joined by one space
+        for key in PRIORITY:
+            if key not in sentences:
+                continue
+            added = length + 1 + len(sentences[key])
+            if kept and added > max_chars:
+                break
+            kept.add(key)
+            length = added
+        sentences = {key: text for key, text in sentences.items() if key in kept}
+    return " ".join(sentences.values())
+
+
+def _sentences(facts: Facts) -> dict[str, str]:
+    """Every sentence the summary could hold, keyed by its priority name, in reading order."""
+    sentences: dict[str, str] = {}
     if facts.customer_name:
-        sentences.append(f"Имя клиента: {facts.customer_name}.")
+        sentences["name"] = f"Имя клиента: {facts.customer_name}."
     if facts.order_number and facts.product:
-        sentences.append(f"Заказ {facts.order_number}, товар: {facts.product}.")
+        sentences["case"] = f"Заказ {facts.order_number}, товар: {facts.product}."
     elif facts.order_number:
-        sentences.append(f"Заказ {facts.order_number}.")
+        sentences["case"] = f"Заказ {facts.order_number}."
     elif facts.product:
-        sentences.append(f"Товар: {facts.product}.")
+        sentences["case"] = f"Товар: {facts.product}."
+    problem: list[str] = []
     if facts.problem:
-        sentences.append(f"Проблема: {facts.problem}.")
+        problem.append(f"Проблема: {facts.problem}.")
     if facts.damaged_part and not _problem_names_part(facts):
-        sentences.append(f"Повреждено: {facts.damaged_part}.")
+        problem.append(f"Повреждено: {facts.damaged_part}.")
+    if problem:
+        sentences["problem"] = " ".join(problem)
     if facts.checks:
-        sentences.append(f"Уже сделано: {'; '.join(facts.checks)}.")
+        sentences["checks"] = f"Уже сделано: {'; '.join(facts.checks)}."
     if facts.preferences:
-        sentences.append(f"Пожелания: {'; '.join(facts.preferences)}.")
+        sentences["preferences"] = f"Пожелания: {'; '.join(facts.preferences)}."
     if facts.open_question:
-        sentences.append(f"Открытый вопрос: {facts.open_question}.")
+        sentences["open_question"] = f"Открытый вопрос: {facts.open_question}."
     if facts.rule_change_requested:
-        sentences.append(lx.RULE_CHANGE_NOTE.capitalize() + ".")
-    return " ".join(sentences) or NOTHING_YET
+        sentences["rule_change"] = lx.RULE_CHANGE_NOTE.capitalize() + "."
+    return sentences
 
 
 def _problem_names_part(facts: Facts) -> bool:
