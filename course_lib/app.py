@@ -14,6 +14,7 @@ from course_lib.config import Settings, load_settings
 from course_lib.conversation_summary_service import ConversationSummaryService
 from course_lib.llm.client import LLMClient
 from course_lib.llm.offline import OfflineModel
+from course_lib.session_store import SessionStore
 
 
 @dataclass
@@ -34,6 +35,7 @@ class ChatApp:
 
     def close(self) -> None:
         self.llm_client.close()
+        self.chat_service.store.close()
 
     def __enter__(self) -> ChatApp:
         return self
@@ -47,7 +49,9 @@ def build_chat_app(
     *,
     offline_model: OfflineModel | None = None,
     with_summary: bool = True,
+    store: SessionStore | None = None,
 ) -> ChatApp:
+    """`store=None` keeps sessions in memory (gone with the process); see `session_store`."""
     settings = settings or load_settings()
     llm_client = LLMClient(settings, offline_model=offline_model)
     token_counter = TokenCounter()
@@ -70,5 +74,6 @@ def build_chat_app(
         summary_service=summary_service,
         keep_recent_turns=settings.keep_recent_turns,
         session_ttl_seconds=settings.session_ttl_seconds,
+        store=store,
     )
     return ChatApp(settings, llm_client, token_counter, history_policy, summary_service, chat_service)

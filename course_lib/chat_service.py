@@ -8,11 +8,11 @@ the session exactly as it was.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from threading import Lock
-from time import monotonic, perf_counter
+from time import perf_counter, time
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, SlidingWindowHistory
 from course_lib.conversation_summary_service import (
@@ -24,6 +24,12 @@ from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
 from course_lib.prompts.tags import wrap_in_tag
 from course_lib.prompts.template import PromptTemplate
+from course_lib.session_store import (
+    InMemorySessionStore,
+    SessionState,
+    SessionStore,
+    SessionStoreError,
+)
 
 
 class ChatServiceError(RuntimeError):
@@ -60,26 +66,27 @@ class ChatReply:
     """How many history messages were folded into the summary this turn."""
 
 
-@dataclass
-class ChatSession:
-    """One conversation: the recent exact messages, the summary of older ones, and their lock."""
-
-    messages: list[Message] = field(default_factory=list)
-    summary: str | None = None
-    lock: Lock = field(default_factory=Lock, repr=False, compare=False)
-    last_used: float = field(default=0.0, repr=False, compare=False)
-
-    def is_empty(self) -> bool:
-        return not self.messages and self.summary is None
-
-
 @dataclass(frozen=True)
-class SessionSnapshot:
-    """A copy of a session's state, safe to read and keep."""
+class ChatSession:
+    """A copy of one conversation's state: the recent exact messages and the summary of older ones.
+
+    The live state is in the service's `SessionStore`; this copy is safe to read and keep.
+    """
 
     session_id: str
     messages: tuple[Message, ...]
     summary: str | None
+
+
+SessionSnapshot = ChatSession  # the name the widgets and earlier lessons use
+
+
+@dataclass
+class _SessionLock:
+    """The in-process lock of one session and how many callers hold or wait for it."""
+
+    lock: Lock = field(default_factory=Lock)
+    users: int = 0
 
 
 class ChatService:
@@ -92,7 +99,8 @@ class ChatService:
         *,
         keep_recent_turns: int = 0,
         session_ttl_seconds: float | None = None,
-        clock: Callable[[], float] = monotonic,
+        clock: Callable[[], float] = time,
+        store: SessionStore | None = None,
     ) -> None:
         """`summary_service=None` gives the plain sliding window: old turns are just not sent.
 
@@ -100,7 +108,10 @@ class ChatService:
         stay verbatim and only the older ones are summarized. K = 0 is the seed's design: the
         request after a compression is instruction + summary + new message.
         `session_ttl_seconds`: sessions idle for longer are forgotten (None: kept for ever, which
-        in a long-running server is a memory leak). `clock` is injectable for lessons and tests.
+        in a long-running server is a memory leak). `clock` (seconds, wall clock by default: a
+        persistent store compares times across processes) is injectable for lessons and tests.
+        `store`: where sessions live — `InMemorySessionStore()` by default, `SQLiteSessionStore(path)`
+        to survive restarts and share sessions between processes.
         """
         if isinstance(keep_recent_turns, bool) or not isinstance(keep_recent_turns, int):
             raise TypeError("keep_recent_turns должен быть целым числом.")
@@ -116,9 +127,10 @@ class ChatService:
         self._keep_recent_turns = keep_recent_turns
         self._session_ttl_seconds = session_ttl_seconds
         self._clock = clock
-        # Ordered by last use, oldest first: expiry looks only at the front (amortized O(1)).
-        self._sessions: OrderedDict[str, ChatSession] = OrderedDict()
-        self._sessions_lock = Lock()
+        self._store = store if store is not None else InMemorySessionStore()
+        # One lock per session in use (a turn is read-modify-write), and one for that registry.
+        self._locks: dict[str, _SessionLock] = {}
+        self._locks_lock = Lock()
 
     @property
     def keep_recent_turns(self) -> int:
@@ -127,6 +139,10 @@ class ChatService:
     @property
     def session_ttl_seconds(self) -> float | None:
         return self._session_ttl_seconds
+
+    @property
+    def store(self) -> SessionStore:
+        return self._store
 
     @property
     def history_policy(self) -> SlidingWindowHistory:
@@ -139,33 +155,27 @@ class ChatService:
     def reply(self, session_id: str, user_text: str) -> ChatReply:
         session_key = self._normalize_session_id(session_id)
         text = normalize_user_text(user_text)
-        session, created = self._get_or_create_session(session_key)
-        try:
-            return self._reply_in_session(session_key, session, text)
-        except BaseException:
-            if created:
-                self._forget_if_unused(session_key, session)
-            raise
-
-    def _reply_in_session(self, session_key: str, session: ChatSession, text: str) -> ChatReply:
-        with session.lock:
+        self._expire_idle()
+        with self._session_lock(session_key):
             started_at = perf_counter()
+            state = self._load(session_key)
+            history = list(state.messages)
             developer_message = self.build_developer_message()
             user_message = self.build_user_message(text)
-            prepared = self._prepare(developer_message, session.messages, user_message, session.summary)
+            prepared = self._prepare(developer_message, history, user_message, state.summary)
 
-            new_summary = session.summary
+            new_summary = state.summary
             summary_result: LLMResult | None = None
             summary_elapsed: float | None = None
-            kept_history = session.messages
+            kept_history = history
             summarized = 0
             if prepared.removed_history_messages > 0 and self._summary_service is not None:
                 # Keep up to K of the turns the window still had; fold everything older.
                 recent_turns = min(self._keep_recent_turns, prepared.context_history_messages // 2)
-                split = len(session.messages) - 2 * recent_turns
-                to_summarize, kept_history = session.messages[:split], session.messages[split:]
+                split = len(history) - 2 * recent_turns
+                to_summarize, kept_history = history[:split], history[split:]
                 summary_started = perf_counter()
-                new_summary, summary_result = self._summarize(session.summary, to_summarize)
+                new_summary, summary_result = self._summarize(state.summary, to_summarize)
                 summary_elapsed = perf_counter() - summary_started
                 summarized = len(to_summarize)
                 try:
@@ -182,16 +192,19 @@ class ChatService:
             reply_text = validate_reply(llm_result)
             elapsed_seconds = perf_counter() - started_at
 
-            # The only place the session changes: after a validated reply.
+            # The only place the session changes: after a validated reply, in one commit.
             assistant_message: Message = {"role": "assistant", "content": reply_text}
             summary_updated = summary_result is not None
-            if summary_updated:
-                session.summary = new_summary
-                session.messages = [*kept_history, user_message, assistant_message]
-            else:
-                session.messages.extend([user_message, assistant_message])
-            history_messages = len(session.messages)
-            has_summary = session.summary is not None
+            messages = [*kept_history, user_message, assistant_message]
+            committed = self._commit(
+                session_key,
+                state,
+                messages,
+                new_summary,
+                unchanged_prefix=0 if summary_updated else len(history),
+            )
+            history_messages = len(committed.messages)
+            has_summary = committed.summary is not None
 
         return ChatReply(
             text=reply_text,
@@ -236,40 +249,28 @@ class ChatService:
     def reset_session(self, session_id: str) -> None:
         """Forget a conversation: both its exact messages and its summary (the console's /new)."""
         session_key = self._normalize_session_id(session_id)
-        with self._sessions_lock:
-            session = self._sessions.get(session_key)
-        if session is None:
-            return
-        with session.lock:
-            session.messages = []
-            session.summary = None
-        self._forget_if_unused(session_key, session)
+        with self._session_lock(session_key):
+            self._call_store(self._store.delete, session_key)
 
-    def get_session(self, session_id: str) -> SessionSnapshot:
+    def get_session(self, session_id: str) -> ChatSession:
         """A copy of the session's state (empty for an unknown id); never the live objects."""
         session_key = self._normalize_session_id(session_id)
-        with self._sessions_lock:
-            self._expire_idle_locked()
-            session = self._sessions.get(session_key)
-        if session is None:
-            return SessionSnapshot(session_key, (), None)
-        with session.lock:
-            messages = tuple(dict(message) for message in session.messages)
-            return SessionSnapshot(session_key, messages, session.summary)  # type: ignore[arg-type]
+        self._expire_idle()
+        state = self._load(session_key)
+        messages = tuple(dict(message) for message in state.messages)
+        return ChatSession(session_key, messages, state.summary)  # type: ignore[arg-type]
 
     def session_ids(self) -> tuple[str, ...]:
-        """Ids of the live sessions, least recently used first."""
-        with self._sessions_lock:
-            self._expire_idle_locked()
-            return tuple(self._sessions)
+        """Ids of the stored sessions, least recently used first."""
+        self._expire_idle()
+        return self._call_store(self._store.session_ids)
 
     def expire_idle_sessions(self) -> int:
         """Forget sessions idle for longer than the TTL now; return how many were removed.
 
         `reply()` does this on every call anyway; a server may also call it from a timer.
         """
-        with self._sessions_lock:
-            return self._expire_idle_locked()
+        return self._expire_idle()
 
     def build_developer_message(self) -> Message:
         return {"role": "developer", "content": self._instruction}
@@ -315,38 +316,71 @@ class ChatService:
         except LLMClientError as error:
             raise ChatServiceError(f"Не удалось получить ответ модели: {error}") from error
 
-    def _get_or_create_session(self, session_key: str) -> tuple[ChatSession, bool]:
-        with self._sessions_lock:
-            self._expire_idle_locked()
-            session = self._sessions.get(session_key)
-            created = session is None
-            if session is None:
-                session = ChatSession()
-                self._sessions[session_key] = session
-            session.last_used = self._clock()
-            self._sessions.move_to_end(session_key)
-            return session, created
+    @contextmanager
+    def _session_lock(self, session_key: str) -> Iterator[None]:
+        """This process's lock of the session, then the store's (other processes)."""
+        entry = self._acquire(session_key)
+        try:
+            with self._store.session_lock(session_key):
+                yield
+        except SessionStoreError as error:
+            raise ChatServiceError(str(error)) from error
+        finally:
+            self._release(session_key, entry)
 
-    def _expire_idle_locked(self) -> int:
-        """Drop idle sessions from the front of the LRU order; the caller holds the registry lock."""
+    def _acquire(self, session_key: str) -> _SessionLock:
+        with self._locks_lock:
+            entry = self._locks.setdefault(session_key, _SessionLock())
+            entry.users += 1
+        entry.lock.acquire()
+        return entry
+
+    def _release(self, session_key: str, entry: _SessionLock) -> None:
+        entry.lock.release()
+        with self._locks_lock:
+            entry.users -= 1
+            if entry.users == 0:  # nobody waits: drop the entry, so the registry does not grow
+                del self._locks[session_key]
+
+    def _busy_sessions(self) -> set[str]:
+        with self._locks_lock:
+            return set(self._locks)
+
+    def _expire_idle(self) -> int:
         if self._session_ttl_seconds is None:
             return 0
         deadline = self._clock() - self._session_ttl_seconds
-        expired = []
-        for key, session in self._sessions.items():
-            if session.last_used > deadline:
-                break  # everything after this one was used even later
-            if not session.lock.locked():  # a reply in progress keeps its session
-                expired.append(key)
-        for key in expired:
-            del self._sessions[key]
-        return len(expired)
+        # A session with a reply in progress is not idle, however long the model takes.
+        return self._call_store(self._store.expire_idle, deadline, self._busy_sessions())
 
-    def _forget_if_unused(self, session_key: str, session: ChatSession) -> None:
-        """Remove an empty session from the registry (a failed first call, a reset) — no leak."""
-        with self._sessions_lock:
-            if self._sessions.get(session_key) is session and session.is_empty():
-                del self._sessions[session_key]
+    def _load(self, session_key: str) -> SessionState:
+        return self._call_store(self._store.load, session_key)
+
+    def _commit(
+        self,
+        session_key: str,
+        state: SessionState,
+        messages: list[Message],
+        summary: str | None,
+        *,
+        unchanged_prefix: int,
+    ) -> SessionState:
+        return self._call_store(
+            self._store.commit,
+            session_key,
+            state.version,
+            messages,
+            summary,
+            unchanged_prefix=unchanged_prefix,
+            now=self._clock(),
+        )
+
+    @staticmethod
+    def _call_store(method, *args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except SessionStoreError as error:
+            raise ChatServiceError(str(error)) from error
 
     @staticmethod
     def _normalize_session_id(session_id: str) -> str:

@@ -2,12 +2,18 @@
 
 Commands: /new starts a new conversation (new Session ID, the old one is cleared), /exit quits.
 End of input (Ctrl-D, or the end of a piped file) also quits cleanly.
+
+`--store [PATH]` keeps sessions in a SQLite file (default `.course-data/sessions.sqlite3` in the
+course folder), so `--session ID` continues a conversation in a later process. Without `--store`
+nothing is written to disk.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from uuid import uuid4
 
 from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
@@ -15,6 +21,7 @@ from course_lib.config import SettingsError
 from course_lib.llm.errors import LLMClientError
 
 YES_NO = {True: "да", False: "нет"}
+DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessions.sqlite3"
 
 
 def print_reply(result: ChatReply, out: Callable[[str], None] = print) -> None:
@@ -45,12 +52,23 @@ def run_console(
     read: Callable[[str], str] = input,
     out: Callable[[str], None] = print,
     new_session_id: Callable[[], str] = lambda: uuid4().hex,
+    session_id: str | None = None,
 ) -> None:
     out(f"Окружение: {app_env}")
     out(f"Настроенная модель: {configured_model}")
     out(f"Бэкенд: {backend_label}")
-    session_id = new_session_id()
-    out(f"Session ID: {session_id}")
+    if session_id is None:
+        session_id = new_session_id()
+        out(f"Session ID: {session_id}")
+    else:
+        try:
+            stored = service.get_session(session_id)
+        except ChatServiceError as error:
+            out(f"Ошибка чата: {error}")
+            return
+        session_id = stored.session_id
+        out(f"Session ID: {session_id} (продолжаем: сообщений в истории {len(stored.messages)}, "
+            f"summary {'есть' if stored.summary else 'нет'})")
     out("Команды: /new — новый диалог, /exit — выход.")
 
     while True:
@@ -75,22 +93,41 @@ def run_console(
         print_reply(result, out)
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m course_lib chat",
+        description="Консольный чат поддержки. Настройки читаются из .env.",
+    )
+    parser.add_argument(
+        "--store", nargs="?", const=str(DEFAULT_STORE), default=None, metavar="PATH",
+        help=f"хранить сессии в файле SQLite (по умолчанию {DEFAULT_STORE.relative_to(DEFAULT_STORE.parents[1])})",
+    )
+    parser.add_argument("--session", metavar="ID", help="продолжить сессию с этим Session ID (нужен --store)")
+    args = parser.parse_args(argv)
+    if args.session is not None and args.store is None:
+        parser.error("--session без --store бессмысленен: без файла сессия не переживает процесс")
+    return args
+
+
 def main(argv: list[str]) -> int:
-    if argv:
-        print("Команда chat не принимает аргументов; настройки читаются из .env.", file=sys.stderr)
-        return 2
+    args = parse_args(argv)
     from course_lib.app import build_chat_app  # heavy imports only when the chat really starts
+    from course_lib.session_store import SessionStoreError, SQLiteSessionStore
 
     try:
-        app = build_chat_app()
-    except (SettingsError, LLMClientError) as error:
+        store = SQLiteSessionStore(args.store) if args.store else None
+        app = build_chat_app(store=store)
+    except (SettingsError, LLMClientError, SessionStoreError) as error:
         print(error, file=sys.stderr)
         return 2
     with app:
+        if args.store:
+            print(f"Сессии хранятся в файле: {args.store}")
         run_console(
             app.chat_service,
             app_env=app.settings.app_env,
             configured_model=app.settings.model,
             backend_label=app.backend_label,
+            session_id=args.session,
         )
     return 0

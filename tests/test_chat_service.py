@@ -86,7 +86,10 @@ def test_a_failed_model_call_leaves_the_session_unchanged(app, fault):
 def test_broken_history_is_reported_and_left_alone(app):
     service = app.chat_service
     service.reply("s1", COFFEE_DIALOGUE[0])
-    service._sessions["s1"].messages.append({"role": "user", "content": "висящее сообщение"})
+    # A store edited from outside (another program, a bad migration): a user message with no reply.
+    stored = service.store.load("s1")
+    broken = [*stored.messages, {"role": "user", "content": "висящее сообщение"}]
+    service.store.commit("s1", stored.version, broken, stored.summary, unchanged_prefix=2, now=0.0)
     before = state(app, "s1")
     with pytest.raises(ChatServiceError, match="законченных ходов"):
         service.reply("s1", "Что дальше?")

@@ -10,12 +10,12 @@ from helpers import MONITOR_DIALOGUE, MONITOR_RECALL, make_app
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_chat(lines: list[str], **env: str) -> str:
+def run_chat(lines: list[str], args: tuple[str, ...] = (), **env: str) -> str:
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LLM_", "CHAT_"))}
     environment["LLM_BACKEND"] = "offline"  # a developer's own .env key must not switch backends
     environment.update(env)
     result = subprocess.run(
-        [sys.executable, "-m", "course_lib", "chat"],
+        [sys.executable, "-m", "course_lib", "chat", *args],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -75,3 +75,23 @@ def test_new_command_starts_from_two(offline_settings):
     history_lines = [line for line in printed if line.startswith("Сообщений в истории")]
     assert history_lines == ["Сообщений в истории: 2", "Сообщений в истории: 4", "Сообщений в истории: 2"]
     assert "Новый Session ID: second" in printed
+
+
+def test_two_console_processes_on_one_store_resume_a_session(tmp_path):
+    store = str(tmp_path / "sessions.sqlite3")
+    first = run_chat(["Получил заказ 8041 с кофемашиной. Она не включается.", "/exit"],
+                     args=("--store", store, "--session", "case-8041"))
+    assert "Session ID: case-8041 (продолжаем: сообщений в истории 0" in first
+    second = run_chat(["Напомните номер заказа.", "/exit"], args=("--store", store, "--session", "case-8041"))
+    assert "сообщений в истории 2" in second
+    assert "8041" in assistant_lines(second)[-1]
+    assert "Сообщений в истории: 4" in second
+
+
+def test_without_store_nothing_is_written_and_session_needs_store(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "course_lib", "chat", "--session", "x"], input="", capture_output=True,
+        text=True, cwd=ROOT / "tests", env=dict(os.environ, LLM_BACKEND="offline"), timeout=60,
+    )
+    assert result.returncode == 2 and "--store" in result.stderr
+

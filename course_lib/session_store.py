@@ -1,0 +1,400 @@
+"""Where sessions live: `SessionStore`, with an in-memory and a SQLite implementation.
+
+`ChatService` decides *what* a turn changes; a store only keeps sessions and applies a turn as one
+atomic commit. The commit names the version it was computed from: if the session changed in the
+meantime (another process, a lease that ran out), it fails and nothing is written — a turn is
+never lost and never interleaved with another.
+
+- `InMemorySessionStore`: today's behaviour; everything is gone when the process ends.
+- `SQLiteSessionStore`: one file (the standard library's `sqlite3`, WAL). Sessions survive a
+  restart and can be shared by several processes; a per-session lease keeps two processes from
+  working on the same session at once.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ContextManager
+
+from course_lib.llm.client import Message
+
+STORED_ROLES = ("user", "assistant")
+
+
+class SessionStoreError(RuntimeError):
+    """The store cannot do what was asked; the message says why, in Russian."""
+
+
+class SessionConflictError(SessionStoreError):
+    """The session changed after it was loaded; the turn was not saved."""
+
+
+class SessionBusyError(SessionStoreError):
+    """Another process is answering in this session right now."""
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """A session as stored: exact recent messages, the summary of older ones, and a version.
+
+    `version` is 0 for a session that was never committed and grows by one with every commit.
+    """
+
+    messages: tuple[Message, ...] = ()
+    summary: str | None = None
+    version: int = 0
+
+
+class SessionStore(ABC):
+    """The interface `ChatService` needs. Implementations must be safe to use from threads."""
+
+    @abstractmethod
+    def load(self, session_id: str) -> SessionState:
+        """The session's committed state (an empty `SessionState` for an unknown id)."""
+
+    @abstractmethod
+    def commit(
+        self,
+        session_id: str,
+        expected_version: int,
+        messages: Sequence[Message],
+        summary: str | None,
+        *,
+        unchanged_prefix: int,
+        now: float,
+    ) -> SessionState:
+        """Replace the session's state in one atomic step, if it is still at `expected_version`.
+
+        `unchanged_prefix` says how many leading messages are the ones already stored (a plain turn
+        only appends), so a store can write just the rest. Raises `SessionConflictError` otherwise.
+        """
+
+    @abstractmethod
+    def delete(self, session_id: str) -> None:
+        """Forget a session completely (no-op for an unknown id)."""
+
+    @abstractmethod
+    def session_ids(self) -> tuple[str, ...]:
+        """Ids of the stored sessions, least recently committed first."""
+
+    @abstractmethod
+    def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
+        """Delete sessions last committed before `deadline`, except `busy` ones; return how many."""
+
+    def session_lock(self, session_id: str) -> ContextManager[None]:
+        """Exclusive right to work on a session across processes (a no-op within one process)."""
+        return nullcontext()
+
+    def close(self) -> None:
+        """Release resources (connections); the store is not used afterwards."""
+
+
+class InMemorySessionStore(SessionStore):
+    """Sessions in a dict of this process, ordered by last commit (the course's notebooks 02–05)."""
+
+    def __init__(self) -> None:
+        self._states: OrderedDict[str, tuple[SessionState, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load(self, session_id: str) -> SessionState:
+        with self._lock:
+            entry = self._states.get(session_id)
+        return entry[0] if entry else SessionState()
+
+    def commit(
+        self,
+        session_id: str,
+        expected_version: int,
+        messages: Sequence[Message],
+        summary: str | None,
+        *,
+        unchanged_prefix: int,
+        now: float,
+    ) -> SessionState:
+        # Copies in and out: a caller that later mutates its list cannot change the stored state.
+        stored = tuple({"role": m["role"], "content": m["content"]} for m in messages)
+        with self._lock:
+            entry = self._states.get(session_id)
+            current = entry[0].version if entry else 0
+            if current != expected_version:
+                raise SessionConflictError(_conflict_text(session_id))
+            state = SessionState(stored, summary, current + 1)
+            self._states[session_id] = (state, now)
+            self._states.move_to_end(session_id)
+        return state
+
+    def delete(self, session_id: str) -> None:
+        with self._lock:
+            self._states.pop(session_id, None)
+
+    def session_ids(self) -> tuple[str, ...]:
+        with self._lock:
+            return tuple(self._states)
+
+    def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
+        with self._lock:
+            expired = []
+            for session_id, (_, last_used) in self._states.items():
+                if last_used >= deadline:
+                    break  # ordered by last commit: everything after is newer
+                if session_id not in busy:
+                    expired.append(session_id)
+            for session_id in expired:
+                del self._states[session_id]
+        return len(expired)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id TEXT PRIMARY KEY,
+    summary    TEXT,
+    version    INTEGER NOT NULL,
+    last_used  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_last_used ON sessions(last_used);
+CREATE TABLE IF NOT EXISTS messages (
+    session_id TEXT NOT NULL REFERENCES sessions(session_id) ON DELETE CASCADE,
+    position   INTEGER NOT NULL,
+    role       TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    content    TEXT NOT NULL,
+    PRIMARY KEY (session_id, position)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS session_leases (
+    session_id TEXT PRIMARY KEY,
+    owner      TEXT NOT NULL,
+    host       TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    expires    REAL NOT NULL
+);
+"""
+
+
+class SQLiteSessionStore(SessionStore):
+    """Sessions in one SQLite file, shared safely by threads and processes.
+
+    A commit is one `BEGIN IMMEDIATE` transaction that checks the version and writes the session
+    row and its messages: a crash at any point leaves either the old state or the new one. Every
+    thread gets its own connection (sqlite3 connections must not be shared between threads).
+    `lease_seconds` bounds how long a crashed process can hold a session; a lease of a process that
+    no longer exists on this host is taken over at once.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        lease_seconds: float = 300.0,
+        wait_seconds: float = 30.0,
+    ) -> None:
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_file():
+            raise SessionStoreError(f"Хранилище сессий {self.path} не является файлом.")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lease_seconds = lease_seconds
+        self._wait_seconds = wait_seconds
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._create_schema()
+
+    # --- connections ----------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        connection = getattr(self._local, "connection", None)
+        if connection is None:
+            try:
+                connection = sqlite3.connect(self.path, isolation_level=None, timeout=self._wait_seconds)
+            except sqlite3.Error as error:
+                raise SessionStoreError(f"Не удалось открыть хранилище сессий {self.path}: {error}") from error
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA busy_timeout = %d" % int(self._wait_seconds * 1000))
+            # Deleted content is overwritten, not just unlinked: "forget" must really forget.
+            connection.execute("PRAGMA secure_delete = ON")
+            self._local.connection = connection
+            with self._connections_lock:
+                self._connections.append(connection)
+        return connection
+
+    def _create_schema(self) -> None:
+        connection = self._connection()
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.executescript(SCHEMA)
+
+    @contextmanager
+    def _transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+        connection = self._connection()
+        connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            try:
+                connection.close()
+            except sqlite3.ProgrammingError:
+                pass  # created in another thread; closed with it
+        self._local = threading.local()
+
+    # --- the interface ------------------------------------------------------------------------
+
+    def load(self, session_id: str) -> SessionState:
+        with self._transaction(write=False) as connection:
+            row = connection.execute(
+                "SELECT summary, version FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                return SessionState()
+            messages = tuple(
+                {"role": role, "content": content}
+                for role, content in connection.execute(
+                    "SELECT role, content FROM messages WHERE session_id = ? ORDER BY position",
+                    (session_id,),
+                )
+            )
+        return SessionState(messages, row[0], row[1])  # type: ignore[arg-type]
+
+    def commit(
+        self,
+        session_id: str,
+        expected_version: int,
+        messages: Sequence[Message],
+        summary: str | None,
+        *,
+        unchanged_prefix: int,
+        now: float,
+    ) -> SessionState:
+        for message in messages:
+            if message.get("role") not in STORED_ROLES or not isinstance(message.get("content"), str):
+                raise SessionStoreError("В сессии хранятся только сообщения user/assistant с текстом.")
+        with self._transaction() as connection:
+            row = connection.execute(
+                "SELECT version FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            current = row[0] if row else 0
+            if current != expected_version:
+                raise SessionConflictError(_conflict_text(session_id))
+            if row is None:
+                connection.execute(
+                    "INSERT INTO sessions (session_id, summary, version, last_used) VALUES (?, ?, 1, ?)",
+                    (session_id, summary, now),
+                )
+            else:
+                connection.execute(
+                    "UPDATE sessions SET summary = ?, version = version + 1, last_used = ? "
+                    "WHERE session_id = ?",
+                    (summary, now, session_id),
+                )
+            connection.execute(
+                "DELETE FROM messages WHERE session_id = ? AND position >= ?",
+                (session_id, unchanged_prefix),
+            )
+            connection.executemany(
+                "INSERT INTO messages (session_id, position, role, content) VALUES (?, ?, ?, ?)",
+                [
+                    (session_id, position, message["role"], message["content"])
+                    for position, message in enumerate(messages)
+                    if position >= unchanged_prefix
+                ],
+            )
+        stored = tuple({"role": m["role"], "content": m["content"]} for m in messages)
+        return SessionState(stored, summary, current + 1)
+
+    def delete(self, session_id: str) -> None:
+        with self._transaction() as connection:
+            connection.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,))
+
+    def session_ids(self) -> tuple[str, ...]:
+        rows = self._connection().execute(
+            "SELECT session_id FROM sessions ORDER BY last_used, session_id"
+        )
+        return tuple(row[0] for row in rows)
+
+    def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
+        with self._transaction() as connection:
+            idle = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT session_id FROM sessions WHERE last_used < ?", (deadline,)
+                )
+                if row[0] not in busy
+            ]
+            # A session another process is answering in right now is busy too.
+            leased = {
+                row[0]
+                for row in connection.execute(
+                    "SELECT session_id FROM session_leases WHERE expires > ?", (time.time(),)
+                )
+            }
+            expired = [session_id for session_id in idle if session_id not in leased]
+            connection.executemany(
+                "DELETE FROM sessions WHERE session_id = ?", [(session_id,) for session_id in expired]
+            )
+        return len(expired)
+
+    @contextmanager
+    def session_lock(self, session_id: str) -> Iterator[None]:
+        owner = uuid.uuid4().hex
+        deadline = time.monotonic() + self._wait_seconds
+        while not self._try_lease(session_id, owner):
+            if time.monotonic() > deadline:
+                raise SessionBusyError(
+                    f"Сессия {session_id} занята другим процессом дольше {self._wait_seconds:g} с."
+                )
+            time.sleep(0.02)
+        try:
+            yield
+        finally:
+            with self._transaction() as connection:
+                connection.execute(
+                    "DELETE FROM session_leases WHERE session_id = ? AND owner = ?", (session_id, owner)
+                )
+
+    def _try_lease(self, session_id: str, owner: str) -> bool:
+        now = time.time()
+        host = socket.gethostname()
+        with self._transaction() as connection:
+            row = connection.execute(
+                "SELECT host, pid, expires FROM session_leases WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is not None and row[2] > now and not (row[0] == host and not _process_alive(row[1])):
+                return False
+            connection.execute(
+                "INSERT OR REPLACE INTO session_leases (session_id, owner, host, pid, expires) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, owner, host, os.getpid(), now + self._lease_seconds),
+            )
+        return True
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, belongs to someone else
+    return True
+
+
+def _conflict_text(session_id: str) -> str:
+    return (
+        f"Сессия {session_id} изменилась, пока готовился ответ (другой процесс или поток); "
+        "этот ход не сохранён — отправьте сообщение ещё раз."
+    )
