@@ -14,6 +14,8 @@ from course_lib.config import Settings, load_settings
 from course_lib.conversation_summary_service import ConversationSummaryService
 from course_lib.llm.client import LLMClient
 from course_lib.llm.offline import OfflineModel
+from course_lib.memory import LongTermMemory, MemoryExtractor, MemoryStore
+from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT, get_support_chat_prompt
 from course_lib.session_store import SessionStore
 
 
@@ -36,6 +38,8 @@ class ChatApp:
     def close(self) -> None:
         self.llm_client.close()
         self.chat_service.store.close()
+        if self.chat_service.memory is not None:
+            self.chat_service.memory.close()
 
     def __enter__(self) -> ChatApp:
         return self
@@ -50,8 +54,13 @@ def build_chat_app(
     offline_model: OfflineModel | None = None,
     with_summary: bool = True,
     store: SessionStore | None = None,
+    memory_store: MemoryStore | None = None,
 ) -> ChatApp:
-    """`store=None` keeps sessions in memory (gone with the process); see `session_store`."""
+    """`store=None` keeps sessions in memory (gone with the process); see `session_store`.
+
+    `memory_store` turns long-term memory on (`reply(..., user_id=...)`), with the support prompt
+    1.2.0 that knows the memory blocks.
+    """
     settings = settings or load_settings()
     llm_client = LLMClient(settings, offline_model=offline_model)
     token_counter = TokenCounter()
@@ -68,10 +77,17 @@ def build_chat_app(
         if with_summary
         else None
     )
+    memory = None
+    if memory_store is not None:
+        memory = LongTermMemory(
+            memory_store, MemoryExtractor(llm_client, model=settings.summary_model), token_counter
+        )
     chat_service = ChatService(
         llm_client=llm_client,
         history_policy=history_policy,
         summary_service=summary_service,
+        prompt=SUPPORT_CHAT_PROMPT if memory is None else get_support_chat_prompt("1.2.0"),
+        memory=memory,
         keep_recent_turns=settings.keep_recent_turns,
         session_ttl_seconds=settings.session_ttl_seconds,
         store=store,

@@ -21,6 +21,7 @@ from course_lib.conversation_summary_service import (
 )
 from course_lib.llm.client import LLMClient, LLMResult, Message
 from course_lib.llm.errors import LLMClientError
+from course_lib.memory.long_term import ExtractionOutcome, LongTermMemory, MemoryContext
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
 from course_lib.prompts.tags import wrap_in_tag
 from course_lib.prompts.template import PromptTemplate
@@ -64,6 +65,10 @@ class ChatReply:
     """The part of `elapsed_seconds` spent on the summary call (None when there was none)."""
     summarized_messages: int = 0
     """How many history messages were folded into the summary this turn."""
+    memory: MemoryContext | None = None
+    """Long-term memory in this request (facts, recalled turns, their tokens), when it is on."""
+    memory_extraction: ExtractionOutcome | None = None
+    """The hot-path fact extraction after this reply (None when off or in the background)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,7 @@ class ChatService:
         session_ttl_seconds: float | None = None,
         clock: Callable[[], float] = time,
         store: SessionStore | None = None,
+        memory: LongTermMemory | None = None,
     ) -> None:
         """`summary_service=None` gives the plain sliding window: old turns are just not sent.
 
@@ -112,6 +118,7 @@ class ChatService:
         persistent store compares times across processes) is injectable for lessons and tests.
         `store`: where sessions live — `InMemorySessionStore()` by default, `SQLiteSessionStore(path)`
         to survive restarts and share sessions between processes.
+        `memory`: long-term memory per user, used by `reply(..., user_id=...)` (notebook 07).
         """
         if isinstance(keep_recent_turns, bool) or not isinstance(keep_recent_turns, int):
             raise TypeError("keep_recent_turns должен быть целым числом.")
@@ -128,6 +135,7 @@ class ChatService:
         self._session_ttl_seconds = session_ttl_seconds
         self._clock = clock
         self._store = store if store is not None else InMemorySessionStore()
+        self._memory = memory
         # One lock per session in use (a turn is read-modify-write), and one for that registry.
         self._locks: dict[str, _SessionLock] = {}
         self._locks_lock = Lock()
@@ -145,6 +153,10 @@ class ChatService:
         return self._store
 
     @property
+    def memory(self) -> LongTermMemory | None:
+        return self._memory
+
+    @property
     def history_policy(self) -> SlidingWindowHistory:
         return self._history_policy
 
@@ -152,9 +164,11 @@ class ChatService:
     def prompt(self) -> PromptTemplate:
         return self._prompt
 
-    def reply(self, session_id: str, user_text: str) -> ChatReply:
+    def reply(self, session_id: str, user_text: str, *, user_id: str | None = None) -> ChatReply:
+        """One turn. With `user_id` and a `memory`, what is remembered about the user is sent too."""
         session_key = self._normalize_session_id(session_id)
         text = normalize_user_text(user_text)
+        user_key = self._normalize_user_id(user_id)
         self._expire_idle()
         with self._session_lock(session_key):
             started_at = perf_counter()
@@ -162,7 +176,9 @@ class ChatService:
             history = list(state.messages)
             developer_message = self.build_developer_message()
             user_message = self.build_user_message(text)
-            prepared = self._prepare(developer_message, history, user_message, state.summary)
+            memory = self._memory_context(user_key, session_key, text)
+            memory_messages = list(memory.messages) if memory else []
+            prepared = self._prepare(developer_message, history, user_message, state.summary, memory_messages)
 
             new_summary = state.summary
             summary_result: LLMResult | None = None
@@ -183,7 +199,7 @@ class ChatService:
                         developer_message=developer_message,
                         history=kept_history,
                         user_message=user_message,
-                        context_messages=[self.build_summary_message(new_summary)],
+                        context_messages=[*memory_messages, self.build_summary_message(new_summary)],
                     )
                 except ChatHistoryError as error:
                     raise ChatServiceError(f"Новое summary не помещается в бюджет: {error}") from error
@@ -205,6 +221,11 @@ class ChatService:
             )
             history_messages = len(committed.messages)
             has_summary = committed.summary is not None
+
+        # Learning from the turn happens after it is saved: a memory failure cannot undo a reply.
+        extraction = None
+        if self._memory is not None and user_key is not None:
+            extraction = self._memory.after_turn(user_key, session_key, committed.version, text, reply_text)
 
         return ChatReply(
             text=reply_text,
@@ -228,6 +249,8 @@ class ChatService:
             summary_total_tokens=summary_result.total_tokens if summary_result else None,
             summary_elapsed_seconds=summary_elapsed,
             summarized_messages=summarized,
+            memory=memory,
+            memory_extraction=extraction,
         )
 
     def preview(self, session_id: str, user_text: str, policy: SlidingWindowHistory | None = None) -> PreparedHistory:
@@ -251,6 +274,22 @@ class ChatService:
         session_key = self._normalize_session_id(session_id)
         with self._session_lock(session_key):
             self._call_store(self._store.delete, session_key)
+
+    def forget_user(self, user_id: str) -> int:
+        """Erase everything kept about a user: long-term facts, archived turns, their sessions.
+
+        Returns how many facts and archived turns were deleted. The text is gone from the files'
+        bytes (SQLite's secure_delete, a rebuilt search index, VACUUM), not just hidden.
+        """
+        user_key = self._normalize_user_id(user_id)
+        if self._memory is None or user_key is None:
+            raise ChatServiceError("Долговременная память не подключена: забывать нечего.")
+        self._memory.wait()
+        for session_key in self._memory.store.sessions_of(user_key):
+            with self._session_lock(session_key):
+                self._call_store(self._store.delete, session_key)
+        self._call_store(self._store.compact)
+        return self._memory.forget(user_key)
 
     def get_session(self, session_id: str) -> ChatSession:
         """A copy of the session's state (empty for an unknown id); never the live objects."""
@@ -290,8 +329,12 @@ class ChatService:
         history: list[Message],
         user_message: Message,
         summary: str | None,
+        memory_messages: list[Message] | None = None,
     ) -> PreparedHistory:
-        context = [] if summary is None else [self.build_summary_message(summary)]
+        # Memory first (the oldest knowledge), then the summary of this session, then its turns.
+        context = list(memory_messages or [])
+        if summary is not None:
+            context.append(self.build_summary_message(summary))
         try:
             return self._history_policy.prepare(
                 developer_message=developer_message,
@@ -381,6 +424,22 @@ class ChatService:
             return method(*args, **kwargs)
         except SessionStoreError as error:
             raise ChatServiceError(str(error)) from error
+
+    def _memory_context(self, user_key: str | None, session_key: str, text: str) -> MemoryContext | None:
+        if self._memory is None or user_key is None:
+            return None
+        try:
+            return self._memory.context_for(user_key, session_key, text)
+        except Exception as error:  # sqlite3 errors and the like: the turn fails, state unchanged
+            raise ChatServiceError(f"Не удалось прочитать долговременную память: {error}") from error
+
+    @staticmethod
+    def _normalize_user_id(user_id: str | None) -> str | None:
+        if user_id is None:
+            return None
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise ChatServiceError("Идентификатор пользователя должен быть непустой строкой.")
+        return user_id.strip()
 
     @staticmethod
     def _normalize_session_id(session_id: str) -> str:

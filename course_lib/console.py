@@ -4,13 +4,15 @@ Commands: /new starts a new conversation (new Session ID, the old one is cleared
 End of input (Ctrl-D, or the end of a piped file) also quits cleanly.
 
 `--store [PATH]` keeps sessions in a SQLite file (default `.course-data/sessions.sqlite3` in the
-course folder), so `--session ID` continues a conversation in a later process. Without `--store`
-nothing is written to disk.
+course folder), so `--session ID` continues a conversation in a later process. `--user NAME` turns
+long-term memory on for that user (facts from earlier sessions come back; /memory lists them,
+/forget erases them from the file). Without `--store` nothing is written to disk.
 """
 
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +21,7 @@ from uuid import uuid4
 from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
 from course_lib.config import SettingsError
 from course_lib.llm.errors import LLMClientError
+from course_lib.memory.context import memory_line
 
 YES_NO = {True: "да", False: "нет"}
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessions.sqlite3"
@@ -53,6 +56,7 @@ def run_console(
     out: Callable[[str], None] = print,
     new_session_id: Callable[[], str] = lambda: uuid4().hex,
     session_id: str | None = None,
+    user_id: str | None = None,
 ) -> None:
     out(f"Окружение: {app_env}")
     out(f"Настроенная модель: {configured_model}")
@@ -69,7 +73,12 @@ def run_console(
         session_id = stored.session_id
         out(f"Session ID: {session_id} (продолжаем: сообщений в истории {len(stored.messages)}, "
             f"summary {'есть' if stored.summary else 'нет'})")
-    out("Команды: /new — новый диалог, /exit — выход.")
+    memory = service.memory if user_id is not None else None
+    if memory is None:
+        out("Команды: /new — новый диалог, /exit — выход.")
+    else:
+        out(f"Пользователь: {user_id}; долговременная память включена.")
+        out("Команды: /new — новый диалог, /memory — что помнит чат, /forget — забыть всё, /exit — выход.")
 
     while True:
         try:
@@ -80,13 +89,29 @@ def run_console(
         command = user_text.strip()
         if command == "/exit":
             return
+        if memory is not None and command == "/memory":
+            facts = memory.facts(user_id)
+            out("Память о вас пуста." if not facts else "Чат помнит о вас:")
+            for fact in facts:
+                out(f"  {memory_line(fact)} (сессия {fact.session_id}, ход {fact.turn})")
+            continue
+        if memory is not None and command == "/forget":
+            try:
+                removed = service.forget_user(user_id)
+            except ChatServiceError as error:
+                out(f"Ошибка чата: {error}")
+                continue
+            out(f"Память о пользователе {user_id} и его диалоги стёрты из файла (записей: {removed}).")
+            session_id = new_session_id()
+            out(f"Новый Session ID: {session_id}")
+            continue
         if command == "/new":
             service.reset_session(session_id)
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue
         try:
-            result = service.reply(session_id, user_text)
+            result = service.reply(session_id, user_text, user_id=user_id)
         except ChatServiceError as error:
             out(f"Ошибка чата: {error}")
             continue
@@ -103,21 +128,27 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help=f"хранить сессии в файле SQLite (по умолчанию {DEFAULT_STORE.relative_to(DEFAULT_STORE.parents[1])})",
     )
     parser.add_argument("--session", metavar="ID", help="продолжить сессию с этим Session ID (нужен --store)")
+    parser.add_argument("--user", metavar="NAME", help="включить долговременную память для пользователя (нужен --store)")
     args = parser.parse_args(argv)
-    if args.session is not None and args.store is None:
-        parser.error("--session без --store бессмысленен: без файла сессия не переживает процесс")
+    for option in ("session", "user"):
+        if getattr(args, option) is not None and args.store is None:
+            parser.error(f"--{option} без --store бессмысленен: без файла память не переживает процесс")
+    if args.user is not None and not args.user.strip():
+        parser.error("--user: имя пользователя не должно быть пустым")
     return args
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     from course_lib.app import build_chat_app  # heavy imports only when the chat really starts
+    from course_lib.memory import MemoryStore
     from course_lib.session_store import SessionStoreError, SQLiteSessionStore
 
     try:
         store = SQLiteSessionStore(args.store) if args.store else None
-        app = build_chat_app(store=store)
-    except (SettingsError, LLMClientError, SessionStoreError) as error:
+        memory_store = MemoryStore(args.store) if args.user else None
+        app = build_chat_app(store=store, memory_store=memory_store)
+    except (SettingsError, LLMClientError, SessionStoreError, sqlite3.Error) as error:
         print(error, file=sys.stderr)
         return 2
     with app:
@@ -129,5 +160,6 @@ def main(argv: list[str]) -> int:
             configured_model=app.settings.model,
             backend_label=app.backend_label,
             session_id=args.session,
+            user_id=args.user,
         )
     return 0

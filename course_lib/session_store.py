@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import ContextManager
 
 from course_lib.llm.client import Message
+from course_lib.sqlite_file import SQLiteFile
 
 STORED_ROLES = ("user", "assistant")
 
@@ -95,6 +96,9 @@ class SessionStore(ABC):
     def session_lock(self, session_id: str) -> ContextManager[None]:
         """Exclusive right to work on a session across processes (a no-op within one process)."""
         return nullcontext()
+
+    def compact(self) -> None:
+        """Make deletions final on disk (nothing to do for a store that has no disk)."""
 
     def close(self) -> None:
         """Release resources (connections); the store is not used afterwards."""
@@ -197,60 +201,20 @@ class SQLiteSessionStore(SessionStore):
         lease_seconds: float = 300.0,
         wait_seconds: float = 30.0,
     ) -> None:
-        self.path = Path(path)
-        if self.path.exists() and not self.path.is_file():
-            raise SessionStoreError(f"Хранилище сессий {self.path} не является файлом.")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if Path(path).exists() and not Path(path).is_file():
+            raise SessionStoreError(f"Хранилище сессий {path} не является файлом.")
+        try:
+            self._db = SQLiteFile(path, SCHEMA, wait_seconds=wait_seconds)
+        except sqlite3.Error as error:
+            raise SessionStoreError(f"Не удалось открыть хранилище сессий {path}: {error}") from error
+        self.path = self._db.path
         self._lease_seconds = lease_seconds
         self._wait_seconds = wait_seconds
-        self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
-        self._connections_lock = threading.Lock()
-        self._create_schema()
-
-    # --- connections ----------------------------------------------------------------------
-
-    def _connection(self) -> sqlite3.Connection:
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            try:
-                connection = sqlite3.connect(self.path, isolation_level=None, timeout=self._wait_seconds)
-            except sqlite3.Error as error:
-                raise SessionStoreError(f"Не удалось открыть хранилище сессий {self.path}: {error}") from error
-            connection.execute("PRAGMA foreign_keys = ON")
-            connection.execute("PRAGMA busy_timeout = %d" % int(self._wait_seconds * 1000))
-            # Deleted content is overwritten, not just unlinked: "forget" must really forget.
-            connection.execute("PRAGMA secure_delete = ON")
-            self._local.connection = connection
-            with self._connections_lock:
-                self._connections.append(connection)
-        return connection
-
-    def _create_schema(self) -> None:
-        connection = self._connection()
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.executescript(SCHEMA)
-
-    @contextmanager
-    def _transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
-        connection = self._connection()
-        connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-        try:
-            yield connection
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
+        self._transaction = self._db.transaction
+        self._connection = self._db.connection
 
     def close(self) -> None:
-        with self._connections_lock:
-            connections, self._connections = self._connections, []
-        for connection in connections:
-            try:
-                connection.close()
-            except sqlite3.ProgrammingError:
-                pass  # created in another thread; closed with it
-        self._local = threading.local()
+        self._db.close()
 
     # --- the interface ------------------------------------------------------------------------
 
@@ -319,6 +283,12 @@ class SQLiteSessionStore(SessionStore):
     def delete(self, session_id: str) -> None:
         with self._transaction() as connection:
             connection.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,))
+
+    def compact(self) -> None:
+        # Free pages and the write-ahead log may still hold deleted text until these run.
+        connection = self._connection()
+        connection.execute("VACUUM")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def session_ids(self) -> tuple[str, ...]:
         rows = self._connection().execute(

@@ -95,3 +95,22 @@ def test_without_store_nothing_is_written_and_session_needs_store(tmp_path):
     )
     assert result.returncode == 2 and "--store" in result.stderr
 
+
+
+def test_long_term_memory_across_processes_isolation_and_forget(tmp_path):
+    store = str(tmp_path / "course.sqlite3")
+    run_chat(["Меня зовут Анна. Заказ 7718, монитор, на подставке трещина.", "/exit"],
+             args=("--store", store, "--user", "anna"))
+    later = run_chat(["Как меня зовут?", "Напомните номер заказа.", "/memory", "/exit"],
+                     args=("--store", store, "--user", "anna"))
+    replies = assistant_lines(later)
+    assert "Анна" in replies[0] and "7718" in replies[1]
+    assert "  - Имя: Анна" in later
+    stranger = run_chat(["Как меня зовут?", "Напомните номер заказа.", "/exit"], args=("--store", store, "--user", "boris"))
+    assert not any("Анна" in reply or "7718" in reply for reply in assistant_lines(stranger))
+    forgotten = run_chat(["/forget", "Как меня зовут?", "Напомните номер заказа.", "/exit"],
+                         args=("--store", store, "--user", "anna"))
+    assert "стёрты из файла" in forgotten
+    assert not any("Анна" in reply or "7718" in reply for reply in assistant_lines(forgotten))
+    raw = b"".join(path.read_bytes() for path in tmp_path.iterdir())
+    assert "Анна".encode() not in raw and b"7718" not in raw

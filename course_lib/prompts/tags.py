@@ -14,6 +14,9 @@ COURSE_TAGS = (
     "conversation_summary",
     "previous_summary",
     "conversation_fragment",
+    "user_memory",
+    "recalled_turns",
+    "memory_source",
 )
 _TAG_PATTERN = re.compile(r"<(\s*/?\s*(?:%s)\b)" % "|".join(COURSE_TAGS), re.IGNORECASE)
 

@@ -45,7 +45,12 @@ class PromptTemplate:
 
 
 def _placeholders(body: str) -> set[str]:
-    return {field for _, field, _, _ in string.Formatter().parse(body) if field}
+    """`{name}` fields of the body. Braces around anything else (a JSON example) are literal text."""
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(body) if field]
+    except ValueError:  # unbalanced braces: no placeholders can be meant
+        return set()
+    return {field for field in fields if field.isidentifier()}
 
 
 def select_version(

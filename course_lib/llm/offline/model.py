@@ -28,6 +28,7 @@ from course_lib.llm.offline.faults import (
     SimulatedConnectionError,
     SimulatedTimeout,
 )
+from course_lib.llm.offline.memory import compose_extraction, is_extraction_request, read_memory_blocks
 from course_lib.llm.offline.replies import compose_chat_reply
 from course_lib.llm.offline.summary import compose_summary, length_cap
 from course_lib.tokenizer import TokenCounter, get_encoding
@@ -150,6 +151,9 @@ class OfflineModel:
 
     def reply_text(self, messages: Sequence[Mapping[str, str]]) -> str:
         """What the model would answer to these messages, without HTTP, limits or bookkeeping."""
+        if is_extraction_request(messages):
+            return compose_extraction(messages)
+        messages = read_memory_blocks(messages)
         if is_summary_request(messages):
             user_contents = [m.get("content") or "" for m in messages if m.get("role") == "user"]
             previous, fragment = read_summary_request(user_contents[-1])

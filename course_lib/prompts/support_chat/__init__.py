@@ -1,4 +1,5 @@
-"""The support chat's instruction, versioned: 1.0.0 (plain chat), 1.1.0 (knows <conversation_summary>)."""
+"""The support chat's instruction, versioned: 1.0.0 (plain chat), 1.1.0 (knows <conversation_summary>),
+1.2.0 (also knows <user_memory> and <recalled_turns>, notebook 07)."""
 
 from course_lib.prompts.support_chat.registry import (
     ACTIVE_SUPPORT_CHAT_VERSION,

@@ -1,0 +1,238 @@
+"""`MemoryStore`: a user's long-term facts and archived turns in one SQLite file.
+
+- Facts: one active value per kind; a new value replaces the old one for use, and the old one
+  stays in the history with `active = 0` (the customer's new phone number wins, the old is kept).
+- Turns: every committed turn of a user, searchable with FTS5 and ranked by BM25.
+- Forgetting deletes a user's rows, rebuilds the search index and compacts the file, so the text
+  is gone from the file's bytes — not merely hidden.
+
+Every query names the user: one user's memory cannot reach another's request.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from course_lib.memory.facts import ExtractedFact, MemoryFact
+from course_lib.sqlite_file import SQLiteFile
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS user_facts (
+    id         INTEGER PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    turn       INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    active     INTEGER NOT NULL CHECK (active IN (0, 1))
+);
+CREATE INDEX IF NOT EXISTS user_facts_by_user ON user_facts(user_id, active, kind);
+CREATE TABLE IF NOT EXISTS archived_turns (
+    id             INTEGER PRIMARY KEY,
+    user_id        TEXT NOT NULL,
+    session_id     TEXT NOT NULL,
+    turn           INTEGER NOT NULL,
+    user_text      TEXT NOT NULL,
+    assistant_text TEXT NOT NULL,
+    created_at     REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archived_turns_by_user ON archived_turns(user_id, session_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS archived_turns_fts USING fts5(
+    user_text, assistant_text, content='archived_turns', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+"""
+
+# Words that match almost every support turn: searching for them only adds noise.
+STOP_WORDS = frozenset(
+    "как что где когда это мой моя мое мои меня мне вас вам ваш ваша ваше все для при про или так "
+    "уже еще есть был была было были будет можно нужно надо очень спасибо здравствуйте пожалуйста "
+    "напомните скажите подскажите который которая которое".split()
+)
+PREFIX_CHARS = 5
+"""Russian inflects: "кофемашину", "кофемашиной" share a prefix, so a word is searched as `кофем*`."""
+
+
+@dataclass(frozen=True)
+class ArchivedTurn:
+    user_id: str
+    session_id: str
+    turn: int
+    user_text: str
+    assistant_text: str
+    created_at: float
+    score: float = 0.0
+    """BM25 relevance (higher is better) when the turn comes from a search."""
+
+
+@dataclass(frozen=True)
+class MemoryUpdate:
+    """What one `remember` call changed."""
+
+    added: tuple[MemoryFact, ...] = ()
+    replaced: tuple[tuple[MemoryFact, MemoryFact], ...] = ()
+    """(old, new) pairs: the old value stays in the history, inactive."""
+    unchanged: tuple[MemoryFact, ...] = ()
+
+
+class MemoryStore:
+    def __init__(self, path: str | os.PathLike[str], *, wait_seconds: float = 30.0) -> None:
+        self._db = SQLiteFile(path, SCHEMA, wait_seconds=wait_seconds)
+        self.path = self._db.path
+        self._transaction = self._db.transaction
+        self._connection = self._db.connection
+
+    # --- facts ------------------------------------------------------------------------------
+
+    def remember(
+        self,
+        user_id: str,
+        facts: Iterable[ExtractedFact],
+        *,
+        session_id: str,
+        turn: int,
+        now: float,
+    ) -> MemoryUpdate:
+        added: list[MemoryFact] = []
+        replaced: list[tuple[MemoryFact, MemoryFact]] = []
+        unchanged: list[MemoryFact] = []
+        with self._transaction() as connection:
+            for fact in facts:
+                current = self._active_fact(connection, user_id, fact.kind)
+                if current is not None and current.value.casefold() == fact.value.casefold():
+                    unchanged.append(current)
+                    continue
+                new = MemoryFact(user_id, fact.kind, fact.value, session_id, turn, now)
+                if current is not None:
+                    connection.execute(
+                        "UPDATE user_facts SET active = 0 WHERE user_id = ? AND kind = ? AND active = 1",
+                        (user_id, fact.kind),
+                    )
+                    replaced.append((_inactive(current), new))
+                else:
+                    added.append(new)
+                connection.execute(
+                    "INSERT INTO user_facts (user_id, kind, value, session_id, turn, created_at, active) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 1)",
+                    (user_id, fact.kind, fact.value, session_id, turn, now),
+                )
+        return MemoryUpdate(tuple(added), tuple(replaced), tuple(unchanged))
+
+    def active_facts(self, user_id: str) -> list[MemoryFact]:
+        """The values in use: the newest of each kind."""
+        return self._facts("WHERE user_id = ? AND active = 1", (user_id,))
+
+    def fact_history(self, user_id: str) -> list[MemoryFact]:
+        """Every value ever stored for the user, oldest first, replaced ones included."""
+        return self._facts("WHERE user_id = ?", (user_id,))
+
+    def users(self) -> tuple[str, ...]:
+        rows = self._connection().execute(
+            "SELECT user_id FROM user_facts UNION SELECT user_id FROM archived_turns ORDER BY 1"
+        )
+        return tuple(row[0] for row in rows)
+
+    # --- turns --------------------------------------------------------------------------------
+
+    def archive_turn(
+        self, user_id: str, session_id: str, turn: int, user_text: str, assistant_text: str, *, now: float
+    ) -> None:
+        with self._transaction() as connection:
+            cursor = connection.execute(
+                "INSERT INTO archived_turns (user_id, session_id, turn, user_text, assistant_text, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (user_id, session_id, turn, user_text, assistant_text, now),
+            )
+            connection.execute(
+                "INSERT INTO archived_turns_fts (rowid, user_text, assistant_text) VALUES (?, ?, ?)",
+                (cursor.lastrowid, user_text, assistant_text),
+            )
+
+    def sessions_of(self, user_id: str) -> tuple[str, ...]:
+        """The sessions the user had turns in (to forget them too)."""
+        rows = self._connection().execute(
+            "SELECT DISTINCT session_id FROM archived_turns WHERE user_id = ? ORDER BY session_id", (user_id,)
+        )
+        return tuple(row[0] for row in rows)
+
+    def turns(self, user_id: str) -> list[ArchivedTurn]:
+        rows = self._connection().execute(
+            "SELECT user_id, session_id, turn, user_text, assistant_text, created_at FROM archived_turns "
+            "WHERE user_id = ? ORDER BY id",
+            (user_id,),
+        )
+        return [ArchivedTurn(*row) for row in rows]
+
+    def search_turns(
+        self, user_id: str, text: str, *, limit: int = 5, exclude_session: str | None = None
+    ) -> list[ArchivedTurn]:
+        """The user's archived turns that best match `text` (BM25), best first."""
+        query = fts_query(text)
+        if query is None:
+            return []
+        rows = self._connection().execute(
+            "SELECT t.user_id, t.session_id, t.turn, t.user_text, t.assistant_text, t.created_at, "
+            "       -bm25(archived_turns_fts) AS score "
+            "FROM archived_turns_fts JOIN archived_turns AS t ON t.id = archived_turns_fts.rowid "
+            "WHERE archived_turns_fts MATCH ? AND t.user_id = ? AND t.session_id IS NOT ? "
+            "ORDER BY score DESC, t.id DESC LIMIT ?",
+            (query, user_id, exclude_session, limit),
+        )
+        return [ArchivedTurn(*row) for row in rows]
+
+    # --- forgetting -------------------------------------------------------------------------
+
+    def forget(self, user_id: str) -> int:
+        """Erase the user's facts and turns from the file; return how many rows were deleted."""
+        with self._transaction() as connection:
+            facts = connection.execute("DELETE FROM user_facts WHERE user_id = ?", (user_id,)).rowcount
+            turns = connection.execute("DELETE FROM archived_turns WHERE user_id = ?", (user_id,)).rowcount
+            # An FTS5 index keeps deleted terms in old segments until it is rebuilt.
+            connection.execute("INSERT INTO archived_turns_fts (archived_turns_fts) VALUES ('rebuild')")
+        connection = self._connection()
+        # Then nothing of it may remain in free pages or in the write-ahead log.
+        connection.execute("VACUUM")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return facts + turns
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _facts(self, where: str, parameters: Sequence[object]) -> list[MemoryFact]:
+        rows = self._connection().execute(
+            "SELECT user_id, kind, value, session_id, turn, created_at, active FROM user_facts "
+            f"{where} ORDER BY id",
+            parameters,
+        )
+        return [MemoryFact(*row[:6], active=bool(row[6])) for row in rows]
+
+    @staticmethod
+    def _active_fact(connection: sqlite3.Connection, user_id: str, kind: str) -> MemoryFact | None:
+        row = connection.execute(
+            "SELECT user_id, kind, value, session_id, turn, created_at FROM user_facts "
+            "WHERE user_id = ? AND kind = ? AND active = 1",
+            (user_id, kind),
+        ).fetchone()
+        return MemoryFact(*row) if row else None
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 query for the words of `text`: any of them, each as a quoted prefix."""
+    words = []
+    for word in re.findall(r"\w{3,}", text.casefold()):
+        if word in STOP_WORDS or word.isdigit() and len(word) < 3:
+            continue
+        stem = word[:PREFIX_CHARS] if len(word) > PREFIX_CHARS and not word.isdigit() else word
+        words.append(f'"{stem}"*')
+    return " OR ".join(dict.fromkeys(words)) or None
+
+
+def _inactive(fact: MemoryFact) -> MemoryFact:
+    return MemoryFact(fact.user_id, fact.kind, fact.value, fact.session_id, fact.turn, fact.created_at, False)
