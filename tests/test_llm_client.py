@@ -85,6 +85,7 @@ def test_developer_rejected_falls_back_to_system_once_and_logs(offline_settings,
     assert result.finish_reason == "stop"
     assert client.instruction_role == "system"
     assert "LLM_INSTRUCTION_ROLE=system" in caplog.text
+    assert "Офлайн-модель" in caplog.text and "api.openai.com" not in caplog.text
     client.generate(MESSAGES)
     assert model.calls == 3  # rejected + retried, then system straight away
 

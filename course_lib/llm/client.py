@@ -125,11 +125,17 @@ class LLMClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def _server_label(self) -> str:
+        """Who answers, named honestly in warnings: the offline model is not api.openai.com."""
+        if self.backend == "offline":
+            return "Офлайн-модель (в роли OpenAI-совместимого сервера)"
+        return f"Сервер {self._settings.openai_base_url or 'api.openai.com'}"
+
     def _retry_with_system_role(self, messages: Sequence[Message], model_name: str) -> LLMResult:
         logger.warning(
-            "Сервер %s отклонил роль developer; повторяем с ролью system. "
+            "%s отклонил роль developer; повторяем с ролью system. "
             "Чтобы не тратить лишний запрос, задайте LLM_INSTRUCTION_ROLE=system.",
-            self._settings.openai_base_url or "api.openai.com",
+            self._server_label(),
         )
         try:
             result = self._complete(messages, "system", model_name)
