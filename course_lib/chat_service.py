@@ -185,24 +185,26 @@ class ChatService:
             summary_elapsed: float | None = None
             kept_history = history
             summarized = 0
+            summary_calls: list[LLMResult] = []
             if prepared.removed_history_messages > 0 and self._summary_service is not None:
                 # Keep up to K of the turns the window still had; fold everything older.
                 recent_turns = min(self._keep_recent_turns, prepared.context_history_messages // 2)
                 split = len(history) - 2 * recent_turns
-                to_summarize, kept_history = history[:split], history[split:]
                 summary_started = perf_counter()
-                new_summary, summary_result = self._summarize(state.summary, to_summarize)
+                while True:
+                    to_summarize, kept_history = history[:split], history[split:]
+                    new_summary, summary_result = self._summarize(state.summary, to_summarize)
+                    summary_calls.append(summary_result)
+                    prepared = self._prepare_after_compression(
+                        developer_message, kept_history, user_message, memory_messages, new_summary
+                    )
+                    if prepared.removed_history_messages == 0:
+                        break
+                    # The new summary is longer than the old one and pushed a kept turn out: a
+                    # turn must be either verbatim in the request or folded into the summary.
+                    split += prepared.removed_history_messages
                 summary_elapsed = perf_counter() - summary_started
                 summarized = len(to_summarize)
-                try:
-                    prepared = self._history_policy.prepare(
-                        developer_message=developer_message,
-                        history=kept_history,
-                        user_message=user_message,
-                        context_messages=[*memory_messages, self.build_summary_message(new_summary)],
-                    )
-                except ChatHistoryError as error:
-                    raise ChatServiceError(f"Новое summary не помещается в бюджет: {error}") from error
 
             llm_result = self._generate(prepared.messages)
             reply_text = validate_reply(llm_result)
@@ -245,8 +247,8 @@ class ChatService:
             total_tokens=llm_result.total_tokens,
             response_id=llm_result.response_id,
             request_messages=tuple(prepared.messages),
-            llm_calls=2 if summary_updated else 1,
-            summary_total_tokens=summary_result.total_tokens if summary_result else None,
+            llm_calls=1 + len(summary_calls),
+            summary_total_tokens=_total_tokens(summary_calls),
             summary_elapsed_seconds=summary_elapsed,
             summarized_messages=summarized,
             memory=memory,
@@ -344,6 +346,24 @@ class ChatService:
             )
         except ChatHistoryError as error:
             raise ChatServiceError(f"Не удалось подготовить историю: {error}") from error
+
+    def _prepare_after_compression(
+        self,
+        developer_message: Message,
+        kept_history: list[Message],
+        user_message: Message,
+        memory_messages: list[Message],
+        summary: str,
+    ) -> PreparedHistory:
+        try:
+            return self._history_policy.prepare(
+                developer_message=developer_message,
+                history=kept_history,
+                user_message=user_message,
+                context_messages=[*memory_messages, self.build_summary_message(summary)],
+            )
+        except ChatHistoryError as error:
+            raise ChatServiceError(f"Новое summary не помещается в бюджет: {error}") from error
 
     def _summarize(self, previous: str | None, messages: list[Message]) -> tuple[str, LLMResult]:
         assert self._summary_service is not None
@@ -449,6 +469,12 @@ class ChatService:
         if not session_key:
             raise ChatServiceError("Session ID не должен быть пустым.")
         return session_key
+
+
+def _total_tokens(results: list[LLMResult]) -> int | None:
+    if not results or any(result.total_tokens is None for result in results):
+        return None
+    return sum(result.total_tokens for result in results)  # type: ignore[misc]
 
 
 def normalize_user_text(user_text: str, error: type[Exception] = ChatServiceError) -> str:

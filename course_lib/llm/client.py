@@ -8,8 +8,9 @@ objects and exceptions are exactly those of a real call.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Literal, TypedDict
 
 import openai
@@ -23,6 +24,7 @@ from course_lib.llm.errors import (
     LLMInstructionRoleError,
     LLMRateLimitError,
     LLMServerError,
+    LLMStreamInterruptedError,
     LLMTimeoutError,
 )
 from course_lib.llm.offline import OFFLINE_BASE_URL, OfflineModel, OfflineTransport
@@ -50,6 +52,14 @@ class LLMResult:
     prompt_tokens: int | None
     completion_tokens: int | None
     total_tokens: int | None
+    cached_tokens: int | None = None
+    """Input tokens the provider served from its prompt cache (billed at a discount)."""
+    streamed: bool = False
+    first_token_seconds: float | None = None
+    """With streaming: how long until the first piece of text arrived."""
+
+
+DeltaCallback = Callable[[str], None]
 
 
 class LLMClient:
@@ -100,18 +110,27 @@ class LLMClient:
         """The role instructions are sent with right now (may have fallen back to `system`)."""
         return self._instruction_role
 
-    def generate(self, messages: Sequence[Message], *, model: str | None = None) -> LLMResult:
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str | None = None,
+        on_delta: DeltaCallback | None = None,
+    ) -> LLMResult:
         """One chat completion. Raises an `LLMClientError` subclass on any failure.
 
         `model` overrides the configured model for this call (e.g. a cheaper one for summaries).
+        `on_delta` streams the reply: it is called with each piece of text as it arrives, and the
+        result is returned once the stream ended. A stream that breaks off raises like any other
+        failure — the pieces already passed to `on_delta` are then an unfinished reply.
         """
         _validate_messages(messages)
         model_name = model or self._settings.model
         try:
-            return self._complete(messages, self._instruction_role, model_name)
+            return self._complete(messages, self._instruction_role, model_name, on_delta)
         except openai.APIStatusError as error:
             if self._instruction_role == "developer" and _rejects_developer_role(error):
-                return self._retry_with_system_role(messages, model_name)
+                return self._retry_with_system_role(messages, model_name, on_delta)
             raise _translate(error) from error
         except openai.APIError as error:
             raise _translate(error) from error
@@ -131,14 +150,16 @@ class LLMClient:
             return "Офлайн-модель (в роли OpenAI-совместимого сервера)"
         return f"Сервер {self._settings.openai_base_url or 'api.openai.com'}"
 
-    def _retry_with_system_role(self, messages: Sequence[Message], model_name: str) -> LLMResult:
+    def _retry_with_system_role(
+        self, messages: Sequence[Message], model_name: str, on_delta: DeltaCallback | None
+    ) -> LLMResult:
         logger.warning(
             "%s отклонил роль developer; повторяем с ролью system. "
             "Чтобы не тратить лишний запрос, задайте LLM_INSTRUCTION_ROLE=system.",
             self._server_label(),
         )
         try:
-            result = self._complete(messages, "system", model_name)
+            result = self._complete(messages, "system", model_name, on_delta)
         except openai.APIStatusError as error:
             if _rejects_developer_role(error) or _mentions_role(error):
                 raise LLMInstructionRoleError(
@@ -153,7 +174,11 @@ class LLMClient:
         return result
 
     def _complete(
-        self, messages: Sequence[Message], instruction_role: str, model_name: str
+        self,
+        messages: Sequence[Message],
+        instruction_role: str,
+        model_name: str,
+        on_delta: DeltaCallback | None = None,
     ) -> LLMResult:
         payload = [
             {
@@ -165,10 +190,13 @@ class LLMClient:
         # OpenAI's own API names the limit max_completion_tokens; most compatible servers
         # (the ones that also want the `system` role) know only max_tokens.
         limit_name = "max_completion_tokens" if instruction_role == "developer" else "max_tokens"
+        options: dict[str, Any] = {limit_name: self._settings.max_output_tokens}
+        if on_delta is not None:
+            return self._stream(model_name, payload, options, on_delta)
         completion = self._client.chat.completions.create(
             model=model_name,
             messages=payload,  # type: ignore[arg-type]
-            **{limit_name: self._settings.max_output_tokens},
+            **options,
         )
         if not completion.choices:
             raise LLMServerError("Провайдер вернул ответ без вариантов (choices пуст).")
@@ -182,7 +210,70 @@ class LLMClient:
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
             total_tokens=usage.total_tokens if usage else None,
+            cached_tokens=_cached_tokens(usage),
         )
+
+    def _stream(
+        self, model_name: str, payload: list[dict[str, str]], options: dict[str, Any], on_delta: DeltaCallback
+    ) -> LLMResult:
+        started = perf_counter()
+        first_token: float | None = None
+        pieces: list[str] = []
+        finish_reason: str | None = None
+        usage = None
+        response_model, response_id = model_name, ""
+        # Usage arrives in a last chunk with no choices, only when asked for.
+        stream = self._client.chat.completions.create(
+            model=model_name,
+            messages=payload,  # type: ignore[arg-type]
+            stream=True,
+            stream_options={"include_usage": True},
+            **options,
+        )
+        with stream:
+            for chunk in _interrupted_as_error(stream, pieces):
+                response_model, response_id = chunk.model or response_model, chunk.id or response_id
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                text = choice.delta.content if choice.delta else None
+                if text:
+                    if first_token is None:
+                        first_token = perf_counter() - started
+                    pieces.append(text)
+                    on_delta(text)
+                if choice.finish_reason is not None:
+                    finish_reason = choice.finish_reason
+        return LLMResult(
+            text="".join(pieces) if pieces or finish_reason else None,
+            finish_reason=finish_reason,
+            model=response_model,
+            response_id=response_id,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+            total_tokens=usage.total_tokens if usage else None,
+            cached_tokens=_cached_tokens(usage),
+            streamed=True,
+            first_token_seconds=first_token,
+        )
+
+
+def _interrupted_as_error(stream: Any, pieces: list[str]) -> Any:
+    """The stream's chunks; a connection lost mid-reply is said as such, not as "cannot connect"."""
+    try:
+        yield from stream
+    except (openai.APIConnectionError, openai.APITimeoutError) as error:
+        raise LLMStreamInterruptedError(
+            f"Поток ответа оборвался после {len(pieces)} фрагментов текста; ответ не закончен."
+        ) from error
+
+
+def _cached_tokens(usage: Any) -> int | None:
+    details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return cached if isinstance(cached, int) else None
 
 
 def _validate_messages(messages: Sequence[Message]) -> None:

@@ -35,3 +35,7 @@ class LLMServerError(LLMClientError):
 
 class LLMInstructionRoleError(LLMBadRequestError):
     """The server refused the role of the instruction message (developer vs system)."""
+
+
+class LLMStreamInterruptedError(LLMConnectionError):
+    """A streamed reply broke off before its end; the text received so far is unfinished."""

@@ -1,8 +1,9 @@
 """Reading a request the way the offline model does: which facts it contains and what is asked now.
 
 Facts come only from what the customer wrote: user messages, including a `<conversation_summary>`
-block. Assistant messages are used for one thing: a short answer ("8041.") is understood as the
-order number only when the assistant message right before it asked for the order number.
+block. Assistant messages are used for one thing: a short answer is read against the assistant
+message right before it — "8041." is the order number only when that message asked for the order
+number, and a bare "Да" / "Нет" answers a question only when that message asked a yes/no question.
 """
 
 from __future__ import annotations
@@ -55,6 +56,10 @@ class ChatContext:
     """The current customer message, tags removed."""
     unexplained_number: str | None = None
     """A bare number in the current message that nothing explains ("8041." with no question before)."""
+    yes_no: str | None = None
+    """"yes" / "no" when the current message is just «Да» / «Нет»."""
+    yes_no_question: str | None = None
+    """The yes/no question right before it, if the request shows one (else the answer is unclear)."""
 
     @property
     def known(self) -> Facts:
@@ -75,11 +80,14 @@ def read_chat_request(messages: Sequence[Mapping[str, str]]) -> ChatContext:
     earlier = facts_of_turns(turns[:current_index])
     previous_assistant = _previous_assistant(turns, current_index)
     current, unexplained = interpret_customer_text(turns[current_index].text, previous_assistant)
+    yes_no, question = interpret_yes_no(turns[current_index].text, previous_assistant)
     return ChatContext(
         earlier=earlier,
         current=current,
         current_text=turns[current_index].text,
         unexplained_number=unexplained,
+        yes_no=yes_no,
+        yes_no_question=question,
     )
 
 
@@ -160,6 +168,20 @@ def interpret_customer_text(text: str, previous_assistant: str) -> tuple[Facts, 
         if name:
             return facts.merge(Facts(customer_name=name)), None
     return facts, None
+
+
+def interpret_yes_no(text: str, previous_assistant: str) -> tuple[str | None, str | None]:
+    """For a bare «Да» / «Нет»: ("yes" | "no", the question it answers or None); else (None, None).
+
+    The question counts only if the assistant message right before asked a yes/no question: after
+    a compression that dropped that message, "Да" answers nothing the model can see.
+    """
+    answer = intents.bare_yes_no(lx.normalize(text))
+    if answer is None:
+        return None, None
+    if "yes_no" not in intents.assistant_asks(lx.normalize(previous_assistant)):
+        return answer, None
+    return answer, intents.yes_no_question(previous_assistant)
 
 
 def _turns(messages: Sequence[Mapping[str, str]]) -> Iterable[Turn]:

@@ -1,5 +1,6 @@
 """What a message does besides stating facts: asks to recall something, tries to change the rules,
-greets, thanks, or is a bare answer to the assistant's previous question.
+greets, thanks, asks for a pick-up, or is a bare answer to the assistant's previous question
+("8041." after "номер заказа?", "Да" / "Нет" after a yes/no question).
 
 All functions take text already passed through `lexicon.normalize` unless they say otherwise.
 """
@@ -90,24 +91,67 @@ def bare_name(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+_BARE_YES_NO = re.compile(
+    r"^\W*(да|нет)(?:[\s,]+(?:да|конечно|давайте|пожалуйста|спасибо|не\s+надо|не\s+нужно))*[\s.!)]*$"
+)
+
+
+def bare_yes_no(norm: str) -> str | None:
+    """"yes" or "no" if the whole message is just «Да» / «Нет» (with a polite word or two)."""
+    match = _BARE_YES_NO.match(norm)
+    if not match:
+        return None
+    return "yes" if match.group(1) == "да" else "no"
+
+
+_PICKUP = re.compile(
+    r"\bне\s+(?:смогу|могу|получится)\s+(?:\w+\s+){0,2}(?:привезти|отвезти|довезти)"
+    r"|\b(?:привезти|отвезти|довезти)\s+(?:\w+\s+){0,5}не\s+(?:смогу|могу|получится)"
+)
+
+
+def needs_pickup(norm: str) -> bool:
+    """Whether the customer says they cannot bring the item themselves ("сам отвезти не смогу")."""
+    return bool(_PICKUP.search(norm))
+
+
 _SENTENCE = re.compile(r"[^.!?]*[.!?]?")
 _ASKS_ORDER = re.compile(r"\bномер\w*\s+(?:вашего\s+)?заказа")
 _ASKS_NAME = re.compile(r"\bкак\s+(?:вас\s+зовут|к\s+вам\s+обращаться)|\bваше\s+имя")
 _REQUEST = re.compile(r"\?|\b(?:уточните|укажите|подскажите|назовите|напишите|сообщите|пришлите|напомните)\b")
+# A question answered by «да» / «нет»: it offers or proposes something ("Прислать курьера?",
+# "Хотите, чтобы мы оформили возврат?"). "Подскажите номер заказа?" or "Что вы проверили?" are not.
+_ASKS_YES_NO = re.compile(
+    r"^\s*(?:хотите|желаете|нужно\s+ли|согласны|подтверждаете|прислать|оформить|отправить|записать|вызвать"
+    r"|передать|соединить)\b[^?]*\?$"
+)
 
 
 def assistant_asks(norm: str) -> frozenset[str]:
-    """What an assistant message asked the customer for: {"order"}, {"name"}, or nothing.
+    """What an assistant message asked the customer for: {"order"}, {"name"}, {"yes_no"}, or nothing.
 
     Only a sentence that both names the thing and asks ("Уточните номер заказа.", "Какой номер
-    заказа?") counts; "Номер вашего заказа — 7718." is an answer, not a question.
+    заказа?") counts; "Номер вашего заказа — 7718." is an answer, not a question. "yes_no": a
+    sentence that proposes something and ends with "?" ("Прислать курьера?").
     """
     asked: set[str] = set()
     for sentence in _SENTENCE.findall(norm):
         if not _REQUEST.search(sentence):
             continue
+        if _ASKS_YES_NO.search(sentence):
+            asked.add("yes_no")
         if _ASKS_ORDER.search(sentence):
             asked.add("order")
         if _ASKS_NAME.search(sentence):
             asked.add("name")
     return frozenset(asked)
+
+
+def yes_no_question(text: str) -> str | None:
+    """The last yes/no question of an assistant message, as written (not normalized), or None."""
+    norm = lx.normalize(text)  # same length as `text`, so the offsets fit the original
+    found = None
+    for match in _SENTENCE.finditer(norm):
+        if match.group().strip() and _ASKS_YES_NO.search(match.group()):
+            found = text[match.start() : match.end()].strip()
+    return found

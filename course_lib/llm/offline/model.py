@@ -9,8 +9,11 @@ lessons to inspect, and produces scheduled faults. No network, no randomness, no
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
+import re
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -50,6 +53,17 @@ class OfflineResponse:
     body: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class OfflineStream:
+    """A streamed answer: the `chat.completion.chunk` objects in order, as server-sent events.
+
+    `cut_after` (a `stream_cut` fault) drops the connection after that many chunks.
+    """
+
+    chunks: tuple[dict[str, Any], ...]
+    cut_after: int | None = None
+
+
 class _RequestError(Exception):
     def __init__(self, response: OfflineResponse) -> None:
         super().__init__(response.body)
@@ -65,25 +79,37 @@ class OfflineModel:
         model_name: str = DEFAULT_MODEL_NAME,
         encoding_name: str = "o200k_base",
         accepted_instruction_roles: frozenset[str] = frozenset({"developer", "system"}),
+        usage_scale: float = 1.0,
+        prompt_cache: bool = True,
     ) -> None:
+        """`usage_scale` simulates a provider whose tokenizer counts differently (2.6 for a small
+        local model on Russian text): its `usage` is the course's count times this factor.
+        `prompt_cache` reports `cached_tokens` by OpenAI's rule (see `PromptCache`)."""
+        if not usage_scale > 0:
+            raise ValueError("usage_scale должен быть больше нуля.")
+        self.usage_scale = usage_scale
         self.model_name = model_name
         self.encoding_name = encoding_name
         self.accepted_instruction_roles = frozenset(accepted_instruction_roles)
         self._counter = TokenCounter(encoding_name)
         self._encoding = get_encoding(encoding_name)
         self._faults = FaultQueue()
+        self._cache = PromptCache() if prompt_cache else None
+        # The same history comes back every turn: encode each text once.
+        self._encode = functools.lru_cache(maxsize=8192)(self._encode_uncached)
         self._requests: deque[dict[str, Any]] = deque(maxlen=REQUEST_LOG_SIZE)
         self._calls = 0
         self._lock = threading.Lock()
 
     # --- faults -----------------------------------------------------------------------------
 
-    def schedule_fault(self, kind: str, times: int = 1, *, after: int = 0) -> None:
+    def schedule_fault(self, kind: str, times: int = 1, *, after: int = 0, chunks: int = 3) -> None:
         """Make the next `times` requests (after `after` clean ones) fail with `kind`.
 
-        Kinds: see `FAULT_KINDS`. Faults queue up in the order scheduled.
+        Kinds: see `FAULT_KINDS`; `chunks` is where a `stream_cut` drops the stream. Faults queue
+        up in the order scheduled.
         """
-        self._faults.schedule(kind, times, after)
+        self._faults.schedule(kind, times, after, chunks)
 
     def clear_faults(self) -> None:
         self._faults.clear()
@@ -113,11 +139,12 @@ class OfflineModel:
 
     # --- the endpoint ------------------------------------------------------------------------
 
-    def complete(self, raw_body: bytes) -> OfflineResponse:
+    def complete(self, raw_body: bytes) -> OfflineResponse | OfflineStream:
         """Handle one `POST /v1/chat/completions` body.
 
-        Raises `SimulatedTimeout` / `SimulatedConnectionError` for the network faults; everything
-        else, errors included, is an `OfflineResponse`.
+        Raises `SimulatedTimeout` / `SimulatedConnectionError` for the network faults; a request
+        with `"stream": true` gets an `OfflineStream`; everything else, errors included, is an
+        `OfflineResponse`.
         """
         try:
             payload: Any = json.loads(raw_body or b"null")
@@ -127,8 +154,12 @@ class OfflineModel:
             self._calls += 1
             if isinstance(payload, dict):
                 self._requests.append(payload)
-        fault = self._faults.take()
+        scheduled = self._faults.take()
+        fault = scheduled.kind if scheduled else None
+        streaming = isinstance(payload, dict) and payload.get("stream") is True
 
+        if fault == "stream_cut" and not streaming:
+            fault = "connection"  # a body cut short is a broken connection for a plain request
         if fault == "timeout":
             raise SimulatedTimeout("Офлайн-модель не ответила вовремя (учебный сбой timeout).")
         if fault == "connection":
@@ -147,7 +178,11 @@ class OfflineModel:
             messages, limit = self._validate(payload)
         except _RequestError as error:
             return error.response
-        return self._completion(payload, messages, limit, fault)
+        response = self._completion(payload, messages, limit, fault)
+        if not streaming:
+            return response
+        cut_after = scheduled.chunks if fault == "stream_cut" else None
+        return OfflineStream(stream_chunks(response.body, _include_usage(payload)), cut_after)
 
     def reply_text(self, messages: Sequence[Mapping[str, str]]) -> str:
         """What the model would answer to these messages, without HTTP, limits or bookkeeping."""
@@ -170,9 +205,9 @@ class OfflineModel:
             raise _RequestError(_error(400, "Тело запроса должно быть JSON-объектом.", "invalid_request_error"))
         if not isinstance(payload.get("model"), str) or not payload["model"]:
             raise _RequestError(_error(400, "Не указана модель (model).", "invalid_request_error", param="model"))
-        if payload.get("stream"):
+        if payload.get("stream") not in (None, True, False):
             raise _RequestError(
-                _error(400, "Офлайн-модель не поддерживает stream=true.", "invalid_request_error", param="stream")
+                _error(400, "stream должен быть true или false.", "invalid_request_error", param="stream")
             )
         raw_messages = payload.get("messages")
         if not isinstance(raw_messages, list) or not raw_messages:
@@ -241,6 +276,10 @@ class OfflineModel:
         text = self._encoding.decode_bytes(tokens).decode("utf-8", errors="ignore")
 
         prompt_tokens = self._counter.count_messages(messages)
+        cached_tokens = self._cache.lookup_and_remember(self._prompt_blocks(messages)) if self._cache else 0
+        if self.usage_scale != 1.0:  # another tokenizer: the provider's own count, not ours
+            prompt_tokens = math.ceil(prompt_tokens * self.usage_scale)
+            cached_tokens = min(prompt_tokens, math.floor(cached_tokens * self.usage_scale))
         completion_tokens = len(tokens)
         return OfflineResponse(
             200,
@@ -261,10 +300,89 @@ class OfflineModel:
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
                     "total_tokens": prompt_tokens + completion_tokens,
+                    "prompt_tokens_details": {"cached_tokens": cached_tokens},
                 },
                 "system_fingerprint": "offline",
             },
         )
+
+
+    def _prompt_blocks(self, messages: list[dict[str, str]]) -> list[tuple[int, ...]]:
+        """The request as the provider's cache sees it: one token block per message, in order.
+
+        Each block is the message's 3 format tokens (stand-ins) + role + content, so the blocks'
+        total length equals `TokenCounter.count_messages` without the reply primer.
+        """
+        return [(-1, -1, -1, *self._encode(m["role"]), *self._encode(m["content"])) for m in messages]
+
+    def _encode_uncached(self, text: str) -> tuple[int, ...]:
+        return tuple(self._encoding.encode(text, disallowed_special=()))
+
+
+class PromptCache:
+    """OpenAI's prompt-caching rule, simulated: exact prefix match with a recent request.
+
+    Hits start at 1,024 tokens and grow in steps of 128; a hit is reported in
+    `usage.prompt_tokens_details.cached_tokens` and billed at the cached-input price. Prefixes are
+    compared message by message (tuple equality, fast), then token by token inside the first
+    message that differs.
+    """
+
+    MIN_TOKENS = 1024
+    STEP = 128
+
+    def __init__(self, size: int = 16) -> None:
+        self._recent: deque[list[tuple[int, ...]]] = deque(maxlen=size)
+        self._lock = threading.Lock()
+
+    def lookup_and_remember(self, blocks: list[tuple[int, ...]]) -> int:
+        with self._lock:
+            longest = max((_common_prefix(blocks, seen) for seen in self._recent), default=0)
+            self._recent.append(blocks)
+        if longest < self.MIN_TOKENS:
+            return 0
+        return longest // self.STEP * self.STEP
+
+
+def _common_prefix(blocks: list[tuple[int, ...]], seen: list[tuple[int, ...]]) -> int:
+    length = 0
+    for ours, theirs in zip(blocks, seen):
+        if ours == theirs:
+            length += len(ours)
+            continue
+        for a, b in zip(ours, theirs):
+            if a != b:
+                break
+            length += 1
+        break
+    return length
+
+
+def stream_chunks(body: dict[str, Any], include_usage: bool) -> tuple[dict[str, Any], ...]:
+    """A completion body as the chunks a provider streams: role, one chunk per word, the finish.
+
+    Joined, the chunks' contents equal the non-streamed reply exactly.
+    """
+    choice = body["choices"][0]
+    text = choice["message"]["content"] or ""
+    base = {"id": body["id"], "object": "chat.completion.chunk", "created": body["created"],
+            "model": body["model"], "system_fingerprint": body.get("system_fingerprint")}
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}]}
+
+    pieces = re.findall(r"\S+\s*|\s+", text)
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": piece}) for piece in pieces]
+    chunks.append(chunk({}, choice["finish_reason"]))
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": body["usage"]})
+    return tuple(chunks)
+
+
+def _include_usage(payload: Mapping[str, Any]) -> bool:
+    options = payload.get("stream_options")
+    return isinstance(options, dict) and options.get("include_usage") is True
 
 
 def completion_id(payload: Mapping[str, Any]) -> str:
@@ -306,4 +424,6 @@ def _error(
     )
 
 
-__all__ = ["CREATED", "FAULT_KINDS", "OfflineModel", "OfflineResponse", "completion_id"]
+__all__ = [
+    "CREATED", "FAULT_KINDS", "OfflineModel", "OfflineResponse", "OfflineStream", "PromptCache", "completion_id",
+]

@@ -21,6 +21,9 @@ ASK_ORDER = "Подскажите, пожалуйста, номер заказа
 ASK_PRODUCT = "Подскажите, пожалуйста, о каком товаре из заказа идёт речь?"
 EMPTY_REQUEST = "Здравствуйте! Опишите, пожалуйста, ваш вопрос: номер заказа и что случилось."
 THANKS = "Пожалуйста! Если появятся вопросы по заказу, напишите."
+PICKUP_OFFER = "Прислать курьера, чтобы он забрал {acc}?"
+_YES_NO_WORD = {"yes": "да", "no": "нет"}
+_YES_NO_AGREED = {"yes": "договорились.", "no": "хорошо, не будем."}
 
 _MISSING_WHAT = {
     "order": "номера заказа",
@@ -102,6 +105,8 @@ def compose_chat_reply(context: ChatContext) -> str:
                 "Уточните, пожалуйста, это номер заказа и с чем нужна помощь?",
             ]
         )
+    if context.yes_no:
+        return _join(opening + yes_no_answer(context.yes_no, context.yes_no_question))
     if intents.is_thanks_only(norm):
         return THANKS
 
@@ -174,6 +179,17 @@ def damage_sentence(known: Facts) -> str | None:
     return None
 
 
+def yes_no_answer(answer: str, question: str | None) -> list[str]:
+    """Confirm what «да» / «нет» agreed to — or, when the question is not in the request, ask."""
+    word = _YES_NO_WORD[answer]
+    if question:
+        return [f"Вы ответили «{word}» на вопрос «{question}» — {_YES_NO_AGREED[answer]}"]
+    return [
+        f"Вы ответили «{word}», но я не вижу вопроса, на который это ответ.",
+        "Уточните, пожалуйста, что вы имеете в виду?",
+    ]
+
+
 # --- acknowledgement and next step ---------------------------------------------------------------
 
 
@@ -238,6 +254,9 @@ def _next_sentence(context: ChatContext) -> str:
     topic = _TOPIC_KEYS.get(context.current.open_question or "")
     if not known.has_subject:
         return ASK_SUBJECT
+    if intents.needs_pickup(lx.normalize(context.current_text)):
+        product = product_noun(known.product)
+        return PICKUP_OFFER.format(acc=product.accusative if product else "товар")
     if topic in _TOPIC_ANSWERS:  # delivery, return, warranty: the case details do not matter
         return _TOPIC_ANSWERS[topic]
     if not known.order_number:

@@ -13,7 +13,7 @@ import json
 import httpx2
 
 from course_lib.llm.offline.faults import SimulatedConnectionError, SimulatedTimeout
-from course_lib.llm.offline.model import OfflineModel, OfflineResponse
+from course_lib.llm.offline.model import OfflineModel, OfflineResponse, OfflineStream
 
 OFFLINE_BASE_URL = "http://offline-teaching-model.invalid/v1"
 """The base URL the SDK is given. `.invalid` can never resolve, so nothing can leave the machine."""
@@ -53,9 +53,36 @@ class OfflineTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
                 raise httpx2.ReadTimeout(str(fault), request=request) from None
             except SimulatedConnectionError as fault:
                 raise httpx2.ConnectError(str(fault), request=request) from None
+        if isinstance(result, OfflineStream):
+            return httpx2.Response(
+                200,
+                headers={"content-type": "text/event-stream"},
+                stream=_ServerSentEvents(result),
+                request=request,
+            )
         return httpx2.Response(
             result.status_code,
             headers={"content-type": "application/json"},
             content=json.dumps(result.body, ensure_ascii=False).encode("utf-8"),
             request=request,
         )
+
+
+class _ServerSentEvents(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """An `OfflineStream` as the bytes a provider sends: `data: {...}` events, then `[DONE]`."""
+
+    def __init__(self, stream: OfflineStream) -> None:
+        self._stream = stream
+
+    def __iter__(self):
+        for index, chunk in enumerate(self._stream.chunks):
+            if self._stream.cut_after is not None and index >= self._stream.cut_after:
+                raise httpx2.RemoteProtocolError(
+                    "Офлайн-модель оборвала поток ответа (учебный сбой stream_cut)."
+                )
+            yield b"data: " + json.dumps(chunk, ensure_ascii=False).encode("utf-8") + b"\n\n"
+        yield b"data: [DONE]\n\n"
+
+    async def __aiter__(self):
+        for part in self:
+            yield part
