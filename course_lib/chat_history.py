@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from course_lib.llm.client import Message
+from course_lib.token_calibration import corrected
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter
 
 __all__ = [
@@ -40,6 +41,13 @@ class PreparedHistory:
     estimated_tokens: int
     context_history_messages: int
     removed_history_messages: int
+    token_factor: float = 1.0
+    """The provider correction the window used (see `token_calibration`); 1.0 = the estimate as is."""
+
+    @property
+    def corrected_tokens(self) -> int:
+        """The estimate in the provider's tokens: what the budget was checked against."""
+        return corrected(self.estimated_tokens, self.token_factor)
 
 
 def split_into_turns(history: Sequence[Message]) -> list[tuple[Message, Message]]:
@@ -95,7 +103,12 @@ class SlidingWindowHistory:
         history: Sequence[Message],
         user_message: Message,
         context_messages: Sequence[Message] | None = None,
+        *,
+        token_factor: float = 1.0,
     ) -> PreparedHistory:
+        """`token_factor` converts the estimate to the provider's tokens before it meets the budget."""
+        if not token_factor > 0:
+            raise ChatHistoryError("Поправка токенов должна быть больше нуля.")
         turns = split_into_turns(history)
         fixed_context = list(context_messages or [])
         count = self._token_counter.count_message
@@ -103,17 +116,17 @@ class SlidingWindowHistory:
         required_tokens = REPLY_PRIMER_TOKENS + sum(
             count(message) for message in (developer_message, *fixed_context, user_message)
         )
-        if required_tokens > self._input_token_budget:
+        if corrected(required_tokens, token_factor) > self._input_token_budget:
             raise ChatHistoryError(
                 "Developer-инструкция, summary и новое сообщение не помещаются во входной бюджет: "
-                f"нужно {required_tokens} токенов, бюджет {self._input_token_budget}."
+                f"нужно {corrected(required_tokens, token_factor)} токенов, бюджет {self._input_token_budget}."
             )
 
         used_tokens = required_tokens
         kept_turns = 0
         for user, assistant in reversed(turns):
             turn_tokens = count(user) + count(assistant)
-            if used_tokens + turn_tokens > self._input_token_budget:
+            if corrected(used_tokens + turn_tokens, token_factor) > self._input_token_budget:
                 break  # older turns are not considered: the window has no gaps
             used_tokens += turn_tokens
             kept_turns += 1
@@ -125,4 +138,5 @@ class SlidingWindowHistory:
             estimated_tokens=used_tokens,
             context_history_messages=kept_messages,
             removed_history_messages=len(history) - kept_messages,
+            token_factor=token_factor,
         )

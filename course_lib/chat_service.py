@@ -8,7 +8,7 @@ the session exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from threading import Lock
@@ -22,9 +22,11 @@ from course_lib.conversation_summary_service import (
 from course_lib.llm.client import LLMClient, LLMResult, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.long_term import ExtractionOutcome, LongTermMemory, MemoryContext
+from course_lib.pricing import DEFAULT_PRICES, Price, price_for
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
 from course_lib.prompts.tags import wrap_in_tag
 from course_lib.prompts.template import PromptTemplate
+from course_lib.token_calibration import CalibrationEvidence, TokenCalibration
 from course_lib.session_store import (
     InMemorySessionStore,
     SessionState,
@@ -69,6 +71,16 @@ class ChatReply:
     """Long-term memory in this request (facts, recalled turns, their tokens), when it is on."""
     memory_extraction: ExtractionOutcome | None = None
     """The hot-path fact extraction after this reply (None when off or in the background)."""
+    cached_tokens: int | None = None
+    """Input tokens of the chat call the provider served from its prompt cache."""
+    cost_usd: float | None = None
+    """Chat call + summary calls, by the price table; None when a model has no price or no usage."""
+    token_factor: float = 1.0
+    """The provider correction the window used for this request (see `token_calibration`)."""
+    calibration: CalibrationEvidence | None = None
+    """What the correction rests on after this reply (estimate vs the provider's count)."""
+    streamed: bool = False
+    first_token_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +119,8 @@ class ChatService:
         clock: Callable[[], float] = time,
         store: SessionStore | None = None,
         memory: LongTermMemory | None = None,
+        calibration: TokenCalibration | None = None,
+        prices: Mapping[str, Price] = DEFAULT_PRICES,
     ) -> None:
         """`summary_service=None` gives the plain sliding window: old turns are just not sent.
 
@@ -119,6 +133,8 @@ class ChatService:
         `store`: where sessions live — `InMemorySessionStore()` by default, `SQLiteSessionStore(path)`
         to survive restarts and share sessions between processes.
         `memory`: long-term memory per user, used by `reply(..., user_id=...)` (notebook 07).
+        `calibration`: learns how the provider's token count differs from the estimate, so the
+        budget holds in the provider's tokens. `prices`: USD per 1M tokens, for `ChatReply.cost_usd`.
         """
         if isinstance(keep_recent_turns, bool) or not isinstance(keep_recent_turns, int):
             raise TypeError("keep_recent_turns должен быть целым числом.")
@@ -136,6 +152,10 @@ class ChatService:
         self._clock = clock
         self._store = store if store is not None else InMemorySessionStore()
         self._memory = memory
+        self._calibration = calibration if calibration is not None else TokenCalibration()
+        self._prices = prices
+        # The configured model names the provider's tokenizer (a metered test client may have none).
+        self._model_name: str = getattr(llm_client, "model", "model")
         # One lock per session in use (a turn is read-modify-write), and one for that registry.
         self._locks: dict[str, _SessionLock] = {}
         self._locks_lock = Lock()
@@ -157,6 +177,10 @@ class ChatService:
         return self._memory
 
     @property
+    def calibration(self) -> TokenCalibration:
+        return self._calibration
+
+    @property
     def history_policy(self) -> SlidingWindowHistory:
         return self._history_policy
 
@@ -164,8 +188,21 @@ class ChatService:
     def prompt(self) -> PromptTemplate:
         return self._prompt
 
-    def reply(self, session_id: str, user_text: str, *, user_id: str | None = None) -> ChatReply:
-        """One turn. With `user_id` and a `memory`, what is remembered about the user is sent too."""
+    def reply(
+        self,
+        session_id: str,
+        user_text: str,
+        *,
+        user_id: str | None = None,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> ChatReply:
+        """One turn. With `user_id` and a `memory`, what is remembered about the user is sent too.
+
+        `on_delta` streams the reply: it receives each piece of text as it arrives. The turn is
+        still saved only when the stream ended normally (`finish_reason="stop"`) with text; a cut,
+        empty or too-long stream raises `ChatServiceError` and leaves the session as it was — the
+        pieces already shown are then an unsaved, unfinished reply.
+        """
         session_key = self._normalize_session_id(session_id)
         text = normalize_user_text(user_text)
         user_key = self._normalize_user_id(user_id)
@@ -206,7 +243,9 @@ class ChatService:
                 summary_elapsed = perf_counter() - summary_started
                 summarized = len(to_summarize)
 
-            llm_result = self._generate(prepared.messages)
+            llm_result = self._generate(prepared.messages, on_delta)
+            # Evidence for the correction, even if the reply fails validation below.
+            self._calibration.observe(self._model_name, prepared.estimated_tokens, llm_result.prompt_tokens)
             reply_text = validate_reply(llm_result)
             elapsed_seconds = perf_counter() - started_at
 
@@ -253,6 +292,12 @@ class ChatService:
             summarized_messages=summarized,
             memory=memory,
             memory_extraction=extraction,
+            cached_tokens=llm_result.cached_tokens,
+            cost_usd=self._cost(llm_result, summary_calls),
+            token_factor=prepared.token_factor,
+            calibration=self._calibration.evidence(self._model_name),
+            streamed=llm_result.streamed,
+            first_token_seconds=llm_result.first_token_seconds,
         )
 
     def preview(self, session_id: str, user_text: str, policy: SlidingWindowHistory | None = None) -> PreparedHistory:
@@ -267,6 +312,7 @@ class ChatService:
                 history=list(snapshot.messages),
                 user_message=self.build_user_message(text),
                 context_messages=context,
+                token_factor=self._token_factor(),
             )
         except ChatHistoryError as error:
             raise ChatServiceError(f"Не удалось подготовить историю: {error}") from error
@@ -343,6 +389,7 @@ class ChatService:
                 history=history,
                 user_message=user_message,
                 context_messages=context,
+                token_factor=self._token_factor(),
             )
         except ChatHistoryError as error:
             raise ChatServiceError(f"Не удалось подготовить историю: {error}") from error
@@ -361,9 +408,24 @@ class ChatService:
                 history=kept_history,
                 user_message=user_message,
                 context_messages=[*memory_messages, self.build_summary_message(summary)],
+                token_factor=self._token_factor(),
             )
         except ChatHistoryError as error:
             raise ChatServiceError(f"Новое summary не помещается в бюджет: {error}") from error
+
+    def _cost(self, chat: LLMResult, summaries: list[LLMResult]) -> float | None:
+        """USD for this turn's calls, priced by the models they were sent to (None if unknown)."""
+        summary_model = getattr(self._summary_service, "model", None) or self._model_name
+        total = 0.0
+        for result, model in [(chat, self._model_name), *((r, summary_model) for r in summaries)]:
+            price = price_for(model, self._prices)
+            if price is None or result.prompt_tokens is None or result.completion_tokens is None:
+                return None
+            total += price.cost(result.prompt_tokens, result.completion_tokens, result.cached_tokens or 0)
+        return total
+
+    def _token_factor(self) -> float:
+        return self._calibration.factor(self._model_name)
 
     def _summarize(self, previous: str | None, messages: list[Message]) -> tuple[str, LLMResult]:
         assert self._summary_service is not None
@@ -373,9 +435,11 @@ class ChatService:
             raise ChatServiceError(f"Не удалось сократить историю: {error}") from error
         return result.text, result.llm_result
 
-    def _generate(self, messages: list[Message]) -> LLMResult:
+    def _generate(self, messages: list[Message], on_delta: Callable[[str], None] | None = None) -> LLMResult:
         try:
-            return self._llm_client.generate(messages)
+            if on_delta is None:
+                return self._llm_client.generate(messages)
+            return self._llm_client.generate(messages, on_delta=on_delta)
         except LLMClientError as error:
             raise ChatServiceError(f"Не удалось получить ответ модели: {error}") from error
 
