@@ -22,18 +22,25 @@ from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
 from course_lib.config import SettingsError
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
+from course_lib.pricing import format_usd
 
 YES_NO = {True: "да", False: "нет"}
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessions.sqlite3"
 
 
-def print_reply(result: ChatReply, out: Callable[[str], None] = print) -> None:
-    out(f"Assistant: {result.text}")
+def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_text: bool = True) -> None:
+    if with_text:  # a streamed reply is already on the screen
+        out(f"Assistant: {result.text}")
     out(f"Session ID ответа: {result.session_id}")
     out(f"Сообщений в истории: {result.history_messages}")
     out(f"Сообщений истории в запросе: {result.context_history_messages}")
     out(f"Сообщений истории отброшено: {result.removed_history_messages}")
     out(f"Оценка входных токенов до запроса: {result.estimated_prompt_tokens}")
+    if result.token_factor != 1.0:
+        corrected = result.estimated_prompt_tokens * result.token_factor
+        out(f"С поправкой на токенизатор провайдера (×{result.token_factor:.2f}): ~{corrected:.0f}")
+    if result.calibration is not None:
+        out(f"Поправка токенов: {result.calibration.describe()}")
     out(f"Summary сохранено: {YES_NO[result.has_summary]}")
     out(f"Summary обновлено на этом ходу: {YES_NO[result.summary_updated]}")
     out(f"Промпт: {result.prompt_id}@{result.prompt_version}")
@@ -42,8 +49,14 @@ def print_reply(result: ChatReply, out: Callable[[str], None] = print) -> None:
         out("Провайдер не вернул статистику токенов.")
     else:
         out(f"Входные токены: {result.prompt_tokens}")
+        if result.cached_tokens:
+            out(f"Из них из кэша промпта: {result.cached_tokens}")
         out(f"Выходные токены: {result.completion_tokens}")
         out(f"Всего токенов: {result.total_tokens}")
+    out(f"Стоимость хода: {format_usd(result.cost_usd)}" + ("" if result.cost_usd is not None else
+        " (нет цены для этой модели; задайте MODEL_PRICES)"))
+    if result.first_token_seconds is not None:
+        out(f"Первый фрагмент ответа через: {result.first_token_seconds:.2f} с")
     out(f"ID ответа: {result.response_id}")
 
 
@@ -57,7 +70,10 @@ def run_console(
     new_session_id: Callable[[], str] = lambda: uuid4().hex,
     session_id: str | None = None,
     user_id: str | None = None,
+    stream: bool = False,
+    write: Callable[[str], None] | None = None,
 ) -> None:
+    """`stream`: print the reply piece by piece with `write` (no newline, flushed) as it arrives."""
     out(f"Окружение: {app_env}")
     out(f"Настроенная модель: {configured_model}")
     out(f"Бэкенд: {backend_label}")
@@ -110,12 +126,38 @@ def run_console(
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue
+        shown: list[str] = []
         try:
-            result = service.reply(session_id, user_text, user_id=user_id)
+            result = service.reply(
+                session_id, user_text, user_id=user_id,
+                on_delta=_printer(shown, write or out) if stream else None,
+            )
         except ChatServiceError as error:
+            if shown:  # part of a reply is on the screen: say plainly it was not kept
+                out("")
+                out("[ответ оборвался и не сохранён в истории]")
             out(f"Ошибка чата: {error}")
             continue
-        print_reply(result, out)
+        if shown:
+            out("")
+        print_reply(result, out, with_text=not shown)
+
+
+def _printer(shown: list[str], write: Callable[[str], None]) -> Callable[[str], None]:
+    """Print streamed pieces as they come, after an "Assistant: " label; remember what was shown."""
+
+    def on_delta(piece: str) -> None:
+        if not shown:
+            write("Assistant: ")
+        shown.append(piece)
+        write(piece)
+
+    return on_delta
+
+
+def _write_now(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -129,6 +171,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--session", metavar="ID", help="продолжить сессию с этим Session ID (нужен --store)")
     parser.add_argument("--user", metavar="NAME", help="включить долговременную память для пользователя (нужен --store)")
+    parser.add_argument("--no-stream", action="store_true", help="выводить ответ целиком, а не по мере генерации")
     args = parser.parse_args(argv)
     for option in ("session", "user"):
         if getattr(args, option) is not None and args.store is None:
@@ -161,5 +204,7 @@ def main(argv: list[str]) -> int:
             backend_label=app.backend_label,
             session_id=args.session,
             user_id=args.user,
+            stream=not args.no_stream,
+            write=_write_now,
         )
     return 0

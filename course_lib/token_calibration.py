@@ -36,10 +36,10 @@ class CalibrationEvidence:
         if self.samples == 0:
             return "поправки ещё нет: провайдер не вернул ни одного usage.prompt_tokens"
         if self.exact:
-            return f"оценка совпадает с провайдером ({self.samples} замеров), поправка ×1"
+            return f"оценка совпадает с провайдером (замеров: {self.samples}), поправка ×1"
         return (
-            f"поправка ×{self.factor:.2f} по {self.samples} замерам "
-            f"(последний: оценка {self.last_estimate} → провайдер {self.last_actual})"
+            f"поправка ×{self.factor:.2f} (замеров: {self.samples}; "
+            f"последний: оценка {self.last_estimate} → провайдер {self.last_actual})"
         )
 
 

@@ -114,3 +114,24 @@ def test_long_term_memory_across_processes_isolation_and_forget(tmp_path):
     assert not any("Анна" in reply or "7718" in reply for reply in assistant_lines(forgotten))
     raw = b"".join(path.read_bytes() for path in tmp_path.iterdir())
     assert "Анна".encode() not in raw and b"7718" not in raw
+
+
+def test_console_streams_by_default_and_no_stream_prints_whole_replies():
+    lines = ["Получил заказ 8041 с кофемашиной. Она не включается.", "/exit"]
+    streamed, whole = run_chat(lines), run_chat(lines, args=("--no-stream",))
+    assert assistant_lines(streamed) == assistant_lines(whole)
+    assert "Первый фрагмент ответа через:" in streamed and "Первый фрагмент" not in whole
+    assert "Стоимость хода: $" in streamed
+    assert "Поправка токенов: оценка совпадает с провайдером" in streamed
+
+
+def test_a_cut_stream_is_marked_not_saved(offline_settings):
+    printed: list[str] = []
+    inputs = iter(["Получил заказ 8041 с кофемашиной.", "Она не включается.", "/exit"])
+    with make_app(offline_settings) as app:
+        app.llm_client.offline_model.schedule_fault("stream_cut", after=1, chunks=4)
+        run_console(app.chat_service, "test", "gpt-4.1", "offline", read=lambda prompt: next(inputs),
+                    out=printed.append, new_session_id=lambda: "s", stream=True)
+        assert len(app.chat_service.get_session("s").messages) == 2
+    assert "[ответ оборвался и не сохранён в истории]" in printed
+    assert any(line.startswith("Ошибка чата:") and "оборвался" in line for line in printed)
