@@ -15,7 +15,7 @@ COMMANDS = {
     "doctor": ("course_lib.doctor", "проверка окружения: бэкенд, токенизатор офлайн, настройки"),
     "grade": ("course_lib.grading.cli", "проверка работ студентов скрытыми тестами"),
     "release": ("course_lib.grading.release", "сборка пакета для студентов без решений"),
-    "bench": ("course_lib.bench", "замеры: bench strategies — сравнение стратегий памяти"),
+    "bench": ("course_lib.bench", "замеры: bench strategies — стратегии памяти, bench memory — память между сессиями"),
     "notebooks": ("course_lib.notebook_tools", "перевыполнить все ноутбуки и сохранить их выводы"),
 }
 

@@ -1,8 +1,10 @@
-"""`python -m course_lib bench strategies`: the comparison of notebook 06, from the command line.
+"""`python -m course_lib bench strategies|memory`: the comparisons of notebooks 06 and 07.
 
     python -m course_lib bench strategies                 # 200 turns, budget 1000
     python -m course_lib bench strategies --turns 60 --budget 600
+    python -m course_lib bench strategies --keep-turns 1  # K of "window + summary + K turns"
     python -m course_lib bench strategies --via-sdk       # through LLMClient and the openai SDK
+    python -m course_lib bench memory                     # long-term memory across sessions (07)
 
 Always on the offline teaching model: the figures are reproducible, and nobody pays for the
 ~1.2 million input tokens that full history costs over 200 turns.
@@ -47,13 +49,13 @@ _non_negative_int = _int_at_least(0, "неотрицательное число"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m course_lib bench",
-        description="Замеры курса на офлайн учебной модели.",
+        description="Замеры курса на офлайн-модели.",
     )
     commands = parser.add_subparsers(dest="command", metavar="ЗАМЕР")
     strategies = commands.add_parser(
         "strategies",
-        help="сравнение пяти стратегий памяти на длинном диалоге",
-        description="Пять стратегий памяти на одном длинном диалоге: токены, вызовы модели, "
+        help="сравнение шести стратегий памяти на длинном диалоге",
+        description="Шесть стратегий памяти на одном длинном диалоге: токены, вызовы модели, "
         "сохранность контрольных фактов; доли — относительно полной истории.",
     )
     strategies.add_argument("--turns", type=_positive_int, default=None, metavar="ХОДОВ", help="сколько ходов диалога (по умолчанию все 200)")
@@ -67,11 +69,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     strategies.add_argument(
         "--keep", type=_non_negative_int, default=DEFAULTS.keep_recent, metavar="K",
-        help=f"K свежих сообщений для скользящего summary (по умолчанию {DEFAULTS.keep_recent})",
+        help=f"K свежих сообщений для «Summary + K сообщений» (по умолчанию {DEFAULTS.keep_recent})",
+    )
+    strategies.add_argument(
+        "--keep-turns", type=_positive_int, default=DEFAULTS.keep_recent_turns, metavar="K",
+        help="K свежих ходов для «Окно + summary + K ходов», keep_recent_turns у ChatService "
+        f"(по умолчанию {DEFAULTS.keep_recent_turns}; K = 0 — это «Окно + summary»)",
     )
     strategies.add_argument(
         "--via-sdk", action="store_true",
         help="вызывать модель через LLMClient и openai SDK (медленнее, те же цифры)",
+    )
+    commands.add_parser(
+        "memory",
+        help="долговременная память: вопросы о прошлых сессиях и цена в токенах",
+        description="Пять сессий одной клиентки и две — другого клиента: без памяти, только summary, "
+        "долговременные факты, факты + поиск по прошлым ходам (FTS5).",
     )
     return parser
 
@@ -93,7 +106,10 @@ def run_strategies(args: argparse.Namespace) -> int:
         print(f"В диалоге {len(dialogue.turns)} ходов, а запрошено {args.turns}.", file=sys.stderr)
         return 2
     settings = StrategySettings(
-        input_token_budget=args.budget, max_messages=args.messages, keep_recent=args.keep
+        input_token_budget=args.budget,
+        max_messages=args.messages,
+        keep_recent=args.keep,
+        keep_recent_turns=args.keep_turns,
     )
     client = _client(args.via_sdk)
     started = time.perf_counter()
@@ -119,5 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "strategies":
         return run_strategies(args)
+    if args.command == "memory":
+        from course_lib.memory_bench import main as run_memory
+
+        return run_memory()
     parser.print_help()
     return 2

@@ -38,7 +38,17 @@ from course_lib.strategies import (
     run_strategy,
     trim_by_message_count,
 )
-from course_lib.strategies.report import format_report, recall_rows, summary_rows, target_verdict
+from course_lib.strategies.report import (
+    NBSP,
+    THIN_NBSP,
+    Table,
+    format_int,
+    format_report,
+    format_share,
+    recall_rows,
+    summary_rows,
+    target_verdict,
+)
 from course_lib.tokenizer import TokenCounter
 
 COUNTER = TokenCounter()
@@ -276,6 +286,43 @@ def test_window_summary_is_chat_service():
     assert "7718" in records[-1].reply_text
 
 
+def _compression_records(strategy, texts):
+    records = feed(strategy, texts)
+    return records, [record for record in records if record.summary_calls]
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_window_summary_with_k_keeps_k_turns_verbatim_on_a_compression(k):
+    strategy = WindowSummaryStrategy(client(), SlidingWindowHistory(COUNTER, 400), keep_recent_turns=k)
+    assert strategy.name == "window_summary_k" and strategy.keep_recent_turns == k
+    assert strategy.service.keep_recent_turns == k
+    records, compressed = _compression_records(strategy, [*MONITOR_DIALOGUE, *[FILLER] * 8, MONITOR_RECALL])
+    assert compressed
+    for record in compressed:
+        assert roles(record.request) == ["developer", "user"] + ["user", "assistant"] * k + ["user"]
+        assert record.request[1]["content"].startswith("<conversation_summary>")
+        previous = records[record.turn - 2]
+        assert record.request[-2] == {"role": "assistant", "content": previous.reply_text}
+        assert record.prompt_tokens <= 400
+    assert "7718" in records[-1].reply_text
+
+
+def test_window_summary_with_k_zero_sends_no_turn_on_a_compression():
+    """K = 0 is the seed-000 design: instruction + summary + new message."""
+    strategy = WindowSummaryStrategy(client(), SlidingWindowHistory(COUNTER, 400))
+    assert strategy.name == "window_summary" and strategy.keep_recent_turns == 0
+    _, compressed = _compression_records(strategy, [*MONITOR_DIALOGUE, *[FILLER] * 8])
+    assert compressed
+    assert all(roles(record.request) == ["developer", "user", "user"] for record in compressed)
+
+
+def test_window_summary_k_needs_at_least_one_turn():
+    with pytest.raises(ValueError, match="K ≥ 1"):
+        build_strategy("window_summary_k", client(), StrategySettings(keep_recent_turns=0))
+    strategy = build_strategy("window_summary_k", client(), StrategySettings(keep_recent_turns=3))
+    assert strategy.keep_recent_turns == 3 and strategy.title == "Окно + summary + K ходов"
+
+
 @pytest.mark.parametrize("name", STRATEGY_NAMES)
 def test_a_failed_call_changes_nothing(name):
     offline = OfflineModel()
@@ -332,6 +379,16 @@ def test_the_direct_client_answers_exactly_like_llm_client(offline_settings):
     assert OfflineDirectClient.from_settings(offline_settings).generate(messages) == through_sdk
 
 
+def test_the_direct_client_reports_cached_tokens_like_llm_client(offline_settings):
+    long = [{"role": "developer", "content": "Отвечай кратко."}]
+    long += [{"role": "user", "content": f"<customer_message>{FILLER} {i}</customer_message>"} for i in range(120)]
+    direct = OfflineDirectClient.from_settings(offline_settings)
+    with LLMClient(offline_settings) as sdk_client:
+        results = [(sdk_client.generate(long), direct.generate(long)) for _ in range(2)]
+    assert [sdk == mine for sdk, mine in results] == [True, True]
+    assert results[1][1].cached_tokens and results[1][1].cached_tokens > 0  # the second, identical request
+
+
 # --- the comparison (200 turns) ----------------------------------------------------------------------
 
 
@@ -376,6 +433,32 @@ def test_only_the_token_bounded_strategies_respect_the_budget(comparison):
     assert comparison.baseline.max_prompt_tokens > 10 * budget
 
 
+def test_k_turns_cost_more_and_keep_the_previous_reply(comparison):
+    k0, k = comparison.run("window_summary"), comparison.run("window_summary_k")
+    assert comparison.settings.keep_recent_turns == 2
+    assert k.kept_every_fact and comparison.meets_target("window_summary_k")
+    assert k.max_prompt_tokens <= comparison.settings.input_token_budget
+    # the benefit: on every compression turn the previous reply is still in the request ...
+    assert k0.compressions_with_previous_reply == 0
+    assert k.compressions_with_previous_reply == k.compressions > 0
+    # ... the cost: more compressions, larger requests, more input tokens in total
+    assert k.summary_calls > k0.summary_calls
+    assert sum(k.prompt_tokens) > sum(k0.prompt_tokens)
+    assert k.total_input_tokens > k0.total_input_tokens
+
+
+def test_k_messages_and_k_half_turns_coincide_until_recent_messages_are_long(comparison, dialogue):
+    """Notebook 06 states both: the same figures at the default budget, apart at a tight one."""
+    rolling, k = comparison.run("rolling"), comparison.run("window_summary_k")
+    assert comparison.settings.keep_recent == 2 * comparison.settings.keep_recent_turns
+    assert rolling.compression_turns == k.compression_turns
+    assert rolling.prompt_tokens == k.prompt_tokens and rolling.total_input_tokens == k.total_input_tokens
+    tight = StrategySettings(input_token_budget=600)
+    runs = {name: run_strategy(build_strategy(name, OfflineDirectClient(), tight), dialogue) for name in ("rolling", "window_summary_k")}
+    assert runs["rolling"].max_prompt_tokens > 600  # K messages can be long
+    assert runs["window_summary_k"].max_prompt_tokens <= 600  # K turns are taken from the window
+
+
 def test_cumulative_tokens_add_up(comparison):
     for run in comparison.runs:
         cumulative = run.cumulative_input_tokens
@@ -386,10 +469,25 @@ def test_cumulative_tokens_add_up(comparison):
 def test_report_tables(comparison):
     rows = summary_rows(comparison)
     assert [row[0] for row in rows[1:]] == [run.title for run in comparison.runs]
-    assert rows[1][6] == "100,0 %"
+    assert [row[0] for row in rows[1:]][-1] == "Окно + summary + K ходов"
+    assert rows[1][6] == f"100,0{NBSP}%"
     assert len(recall_rows(comparison)) == 1 + len(comparison.runs)
     report = format_report(comparison)
     assert "Полная история" in report and "Цель:" in report
+    assert report.count("Цель:") == 2  # K = 0 and K turns
+
+
+def test_numbers_never_break():
+    assert format_int(1161425) == f"1{THIN_NBSP}161{THIN_NBSP}425"
+    assert format_share(0.1126) == f"11,3{NBSP}%"
+    table = Table([["Стратегия", "Всего", "Доля"], ["Окно", format_int(130957), format_share(0.113)]])
+    html = table._repr_html_()
+    assert html.count("white-space: nowrap") == 2  # the two figure cells, not the headers
+    assert "<th" in html and "&lt;" not in html
+    assert repr(table).splitlines()[0].startswith("Стратегия")
+    assert Table([["Факт", "Ход"], ["имя", "1"]], numeric=[1]).__repr__().splitlines()[2] == "имя     1"
+    with pytest.raises(ValueError):
+        Table([["a", "b"], ["c"]])
 
 
 # --- the command -------------------------------------------------------------------------------------
@@ -399,8 +497,17 @@ def test_bench_command_prints_ratios_against_full_history(capsys):
     assert bench_main(["strategies", "--turns", "30", "--budget", "600"]) == 0
     out = capsys.readouterr().out
     assert "Ходов: 30" in out
-    assert "100,0 %" in out
-    assert all(title in out for title in ("Полная история", "Окно по токенам", "Окно + summary"))
+    assert f"100,0{NBSP}%" in out
+    assert all(title in out for title in ("Полная история", "Окно по токенам", "Окно + summary", "Окно + summary + K ходов"))
+    assert "K = 2" in out
+
+
+def test_bench_command_takes_k_turns(capsys):
+    assert bench_main(["strategies", "--turns", "30", "--budget", "600", "--keep-turns", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "«Окно + summary + K ходов» K = 1" in out
+    with pytest.raises(SystemExit):
+        bench_main(["strategies", "--keep-turns", "0"])
 
 
 def test_bench_command_rejects_bad_arguments(capsys):
@@ -410,3 +517,26 @@ def test_bench_command_rejects_bad_arguments(capsys):
     assert bench_main(["strategies", "--turns", "3", "--budget", "100"]) == 1  # the instruction alone does not fit
     assert "бюджет" in capsys.readouterr().err
     assert bench_main([]) == 2
+
+
+def test_cost_with_and_without_prompt_caching():
+    from course_lib.pricing import DEFAULT_PRICES
+    from course_lib.strategies import OfflineDirectClient, StrategySettings, compare_strategies, load_long_dialogue
+    from course_lib.strategies.report import cost_rows
+
+    price = DEFAULT_PRICES["gpt-4.1"]
+    dialogue = load_long_dialogue()
+    small = compare_strategies(dialogue, OfflineDirectClient(), StrategySettings(), turns=120)
+    large = compare_strategies(dialogue, OfflineDirectClient(), StrategySettings(input_token_budget=4000), turns=120)
+    full = small.run("full")
+    assert full.cost(price, with_cache=True) < 0.5 * full.cost(price, with_cache=False)
+    # Requests under 1,024 tokens are never cached: at a 1,000-token budget no trimmed strategy is.
+    assert all(run.cached_tokens == 0 for run in small.runs if run.name != "full")
+    # At 4,000 tokens instruction + summary + recent turns keeps a stable prefix between compressions,
+    # while the token window shifts its prefix whenever it drops a turn.
+    summary, window = large.run("window_summary"), large.run("window")
+    saved = lambda run: 1 - run.cost(price) / run.cost(price, with_cache=False)  # noqa: E731
+    assert saved(summary) > saved(window) + 0.2
+    assert summary.cost(price) < large.run("full").cost(price)
+    rows = cost_rows(large, price)
+    assert rows[0][:3] == ["Стратегия", "Без кэша", "С кэшем"] and len(rows) == 1 + len(large.runs)

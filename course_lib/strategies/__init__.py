@@ -1,15 +1,16 @@
 """Memory strategies for an LLM chat, side by side (notebook 06).
 
-Five ways to keep a conversation inside its budget, each a small class with the same interface
+Six ways to keep a conversation inside its budget, each a small class with the same interface
 (`MemoryStrategy`: `reply(user_text) -> TurnRecord`, `stored_messages()`):
 
 | name | class | what goes into a request |
 |---|---|---|
 | `full` | `FullHistoryStrategy` | everything (lesson 02) |
-| `count` | `MessageCountStrategy` | the instruction + the last N messages (the blog article) |
+| `count` | `MessageCountStrategy` | the instruction + the last N messages (the simplest baseline) |
 | `window` | `TokenWindowStrategy` | the newest whole turns that fit the token budget (lesson 04) |
 | `rolling` | `RollingSummaryStrategy` | one marked summary + the K newest messages (the retrospective) |
-| `window_summary` | `WindowSummaryStrategy` | course_lib's `ChatService`: window, summary on overflow (lesson 05) |
+| `window_summary` | `WindowSummaryStrategy` | course_lib's `ChatService`: window, summary on overflow (lesson 05), K = 0 |
+| `window_summary_k` | `WindowSummaryStrategy` | the same with `keep_recent_turns=K`: K newest turns stay verbatim |
 
 `compare_strategies()` runs them through the scripted dialogue (`load_long_dialogue()`); `report`
 turns the result into the Russian tables of `python -m course_lib bench strategies`.

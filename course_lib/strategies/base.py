@@ -18,6 +18,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 from course_lib.chat_service import ChatService, normalize_user_text, validate_reply
 from course_lib.llm.client import Message
 from course_lib.llm.errors import LLMClientError
+from course_lib.pricing import Price
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
 from course_lib.prompts.template import PromptTemplate
 from course_lib.strategies.metering import CallMeter, GeneratingClient, ModelCall
@@ -41,6 +42,9 @@ class TurnRecord:
     summary_calls: int = 0
     summary_prompt_tokens: int = 0
     summary_completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Input tokens of the chat call served from the provider's prompt cache."""
+    summary_cached_tokens: int = 0
     prepare_seconds: float = 0.0
     """Time the application spent on this turn outside model calls (building the request)."""
 
@@ -52,6 +56,16 @@ class TurnRecord:
     def input_tokens(self) -> int:
         """Everything sent to the model this turn: the chat request plus any summary request."""
         return self.prompt_tokens + self.summary_prompt_tokens
+
+    def cost(self, price: Price, *, with_cache: bool = True) -> float:
+        """USD for this turn's calls; without the cache every input token is billed in full."""
+        return price.cost(
+            self.prompt_tokens, self.completion_tokens, self.cached_tokens if with_cache else 0
+        ) + price.cost(
+            self.summary_prompt_tokens,
+            self.summary_completion_tokens,
+            self.summary_cached_tokens if with_cache else 0,
+        )
 
 
 @runtime_checkable
@@ -104,6 +118,8 @@ class StrategyBase(ABC):
             summary_calls=len(summary_calls),
             summary_prompt_tokens=sum(call.prompt_tokens for call in summary_calls),
             summary_completion_tokens=sum(call.completion_tokens for call in summary_calls),
+            cached_tokens=chat_call.cached_tokens,
+            summary_cached_tokens=sum(call.cached_tokens for call in summary_calls),
             prepare_seconds=own_seconds,
         )
 

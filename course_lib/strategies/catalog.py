@@ -1,4 +1,4 @@
-"""The five strategies of the comparison, built with one set of knobs."""
+"""The six strategies of the comparison, built with one set of knobs."""
 
 from __future__ import annotations
 
@@ -15,21 +15,24 @@ from course_lib.strategies.token_window import TokenWindowStrategy
 from course_lib.strategies.window_summary import WindowSummaryStrategy
 from course_lib.tokenizer import TokenCounter
 
-STRATEGY_NAMES = ("full", "count", "window", "rolling", "window_summary")
-"""In the order of the lessons: no limit, count, tokens, summary by count, summary by tokens."""
+STRATEGY_NAMES = ("full", "count", "window", "rolling", "window_summary", "window_summary_k")
+"""No limit, count, tokens, summary + K messages, summary by tokens (K = 0), the same with K turns."""
 
 
 @dataclass(frozen=True)
 class StrategySettings:
     """The knobs of the comparison.
 
-    `input_token_budget` bounds the token window and triggers both summaries; `max_messages` is
-    the message-count trim's N (the new message included); `keep_recent` is the rolling summary's K.
+    `input_token_budget` bounds the token window and triggers every summary; `max_messages` is
+    the message-count trim's N (the new message included); `keep_recent` is the rolling summary's K
+    (messages); `keep_recent_turns` is `ChatService`'s K for `window_summary_k` (whole turns;
+    `window_summary` always has K = 0).
     """
 
     input_token_budget: int = 1000
     max_messages: int = 24
     keep_recent: int = 4
+    keep_recent_turns: int = 2
 
 
 def build_strategy(
@@ -52,6 +55,14 @@ def build_strategy(
         return RollingSummaryStrategy(llm_client, counter, settings.input_token_budget, settings.keep_recent)
     if name == "window_summary":
         return WindowSummaryStrategy(llm_client, SlidingWindowHistory(counter, settings.input_token_budget))
+    if name == "window_summary_k":
+        if settings.keep_recent_turns < 1:
+            raise ValueError("Для window_summary_k нужно K ≥ 1 ход (K = 0 — это window_summary).")
+        return WindowSummaryStrategy(
+            llm_client,
+            SlidingWindowHistory(counter, settings.input_token_budget),
+            keep_recent_turns=settings.keep_recent_turns,
+        )
     raise ValueError(f"Неизвестная стратегия {name!r}. Доступны: {', '.join(STRATEGY_NAMES)}.")
 
 

@@ -1,8 +1,10 @@
-"""Strategy 2: the last N messages, the instruction always kept (the blog article's trimming).
+"""Strategy 2: the last N messages, the instruction always kept — the simplest baseline.
 
-The count is of messages, not tokens: ten short "Спасибо." and ten pasted letters are the same
-"10 messages", so the request size follows whatever the customer happens to write.
-Trimmed messages are dropped from storage for good, as the article's `Conversation` does.
+The limit is a count of messages (`history[-N:]` with the instruction in front), not tokens: ten short
+"Спасибо." and ten pasted letters are the same "10 messages", so the request size follows whatever
+the customer happens to write. Trimmed messages are dropped from storage for good. (The blog
+article's `Conversation` class also deletes for good, but it trims by *tokens*, counted with tiktoken;
+the course's token window keeps the whole history and trims only the request.)
 """
 
 from __future__ import annotations

@@ -41,6 +41,10 @@ class ModelCall:
     def completion_tokens(self) -> int:
         return self.result.completion_tokens or 0
 
+    @property
+    def cached_tokens(self) -> int:
+        return self.result.cached_tokens or 0
+
 
 class MeteredClient:
     """A client for one purpose: passes calls through and reports each to its meter."""

@@ -77,6 +77,7 @@ class OfflineDirectClient:
         body = response.body
         choice = body["choices"][0]
         usage = body["usage"]
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
         return LLMResult(
             text=choice["message"]["content"],
             finish_reason=choice["finish_reason"],
@@ -85,6 +86,7 @@ class OfflineDirectClient:
             prompt_tokens=usage["prompt_tokens"],
             completion_tokens=usage["completion_tokens"],
             total_tokens=usage["total_tokens"],
+            cached_tokens=cached if isinstance(cached, int) else None,
         )
 
     def close(self) -> None:

@@ -1,14 +1,19 @@
 """Russian tables and verdicts for a `Comparison` (the bench command and notebook 06 share them).
 
-Everything here is formatting: rows of strings, rendered as an aligned text table for the console or
-as Markdown for a notebook. Timings are printed as "0,042 мс" (the notebooks' sanitize file masks
-that form, so stored outputs stay comparable).
+Everything here is formatting: rows of strings, rendered as an aligned text table for the console, as
+Markdown, or as a `Table` that a notebook shows as HTML (and nbval compares as text).
+
+Numbers never break across lines: thousands are separated by a narrow no-break space (U+202F,
+"1 161 425"), and a unit or "%" is attached with a no-break space (U+00A0, "11,3 %"). Timings are
+printed as "0,042 мс" (the notebooks' sanitize file masks that form; notebook 06 shows none).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 
+from course_lib.pricing import DEFAULT_PRICES, Price
 from course_lib.strategies.runner import TARGET_SHARE, Comparison, StrategyRun
 
 SUMMARY_HEADER = (
@@ -26,19 +31,29 @@ SUMMARY_HEADER = (
 )
 
 
+COST_MODEL = "gpt-4.1"
+COST_PRICE = DEFAULT_PRICES[COST_MODEL]
+"""The offline model stands in for the course's default model, so its tokens are priced as that."""
+
+THIN_NBSP = "\u202f"
+"""Between groups of thousands: a narrow space that never breaks a number across lines."""
+NBSP = "\u00a0"
+"""Between a number and its unit or "%": a space that never breaks."""
+
+
 def format_int(value: int) -> str:
-    """12345 → "12 345" (a space between thousands, as Russian texts write it)."""
-    return f"{value:,}".replace(",", " ")
+    """12345 → "12 345" (a narrow no-break space between thousands, as Russian texts write it)."""
+    return f"{value:,}".replace(",", THIN_NBSP)
 
 
 def format_share(share: float) -> str:
-    """0.1123 → "11,2 %"."""
-    return f"{share * 100:.1f} %".replace(".", ",")
+    """0.1123 → "11,2 %" (no-break space before "%")."""
+    return f"{share * 100:.1f}{NBSP}%".replace(".", ",")
 
 
 def format_ms(seconds: float) -> str:
-    """0.000042 → "0,042 мс"."""
-    return f"{seconds * 1000:.3f} мс".replace(".", ",")
+    """0.000042 → "0,042 мс" (no-break space before the unit)."""
+    return f"{seconds * 1000:.3f}{NBSP}мс".replace(".", ",")
 
 
 def summary_rows(comparison: Comparison, *, with_timing: bool = True) -> list[list[str]]:
@@ -62,6 +77,27 @@ def summary_rows(comparison: Comparison, *, with_timing: bool = True) -> list[li
         if with_timing:
             row.append(format_ms(run.prepare_seconds / max(1, run.turns)))
         rows.append(row)
+    return rows
+
+
+def format_usd(amount: float) -> str:
+    """1.2345 → "$1,23"; amounts under a cent keep four decimals ("$0,0042")."""
+    digits = 2 if amount >= 0.01 else 4
+    return f"${amount:.{digits}f}".replace(".", ",")
+
+
+def cost_rows(comparison: Comparison, price: Price) -> list[list[str]]:
+    """Header + one row per strategy: cost without and with prompt caching, and the cached share."""
+    rows = [["Стратегия", "Без кэша", "С кэшем", "Экономия кэша", "Токенов из кэша"]]
+    for run in comparison.runs:
+        full, cached = run.cost(price, with_cache=False), run.cost(price, with_cache=True)
+        rows.append([
+            run.title,
+            format_usd(full),
+            format_usd(cached),
+            format_share(1 - cached / full if full else 0.0),
+            format_int(run.cached_tokens),
+        ])
     return rows
 
 
@@ -90,12 +126,14 @@ def recall_legend(comparison: Comparison) -> list[str]:
     return lines
 
 
-def render_text(rows: Sequence[Sequence[str]]) -> str:
-    """An aligned plain-text table: the first column to the left, the figures to the right."""
+def render_text(rows: Sequence[Sequence[str]], *, numeric: Sequence[int] | None = None) -> str:
+    """An aligned plain-text table: the columns in `numeric` (default: all but the first) to the
+    right, the others to the left."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    right = set(range(1, len(rows[0])) if numeric is None else numeric)
 
     def line(row: Sequence[str]) -> str:
-        cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
+        cells = [cell.rjust(width) if i in right else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))]
         return "  ".join(cells).rstrip()
 
     separator = "  ".join("-" * width for width in widths)
@@ -111,12 +149,46 @@ def render_markdown(rows: Sequence[Sequence[str]], *, numeric: Sequence[int] | N
     return "\n".join(lines)
 
 
-def target_verdict(comparison: Comparison) -> str:
-    """Whether window + summary kept every fact at ≤ 1/4 of full history's input tokens."""
-    best = comparison.run("window_summary")
+class Table:
+    """Rows of strings that a notebook shows as an HTML table; its text form is the aligned text table.
+
+    The first row is the header. Columns listed in `numeric` (default: all but the first) align right
+    and their cells never wrap (`white-space: nowrap`; the numbers carry no-break spaces as well);
+    header cells may wrap between words.
+    """
+
+    def __init__(self, rows: Sequence[Sequence[str]], *, numeric: Sequence[int] | None = None) -> None:
+        if not rows or any(len(row) != len(rows[0]) for row in rows):
+            raise ValueError("Таблице нужны строки одинаковой длины, первая — заголовок.")
+        self.rows = [list(row) for row in rows]
+        self.numeric = frozenset(range(1, len(rows[0])) if numeric is None else numeric)
+
+    def __repr__(self) -> str:
+        return render_text(self.rows, numeric=sorted(self.numeric))
+
+    def _repr_html_(self) -> str:
+        def cell(tag: str, text: str, index: int) -> str:
+            # Headers may wrap between words; a figure never does.
+            style = "text-align: right" if index in self.numeric else "text-align: left"
+            if tag == "td" and index in self.numeric:
+                style += "; white-space: nowrap"
+            return f'<{tag} style="{style}">{escape(text)}</{tag}>'
+
+        head, *body = self.rows
+        lines = ["<table>", "<thead><tr>" + "".join(cell("th", text, i) for i, text in enumerate(head)) + "</tr></thead>"]
+        lines.append("<tbody>")
+        lines += ["<tr>" + "".join(cell("td", text, i) for i, text in enumerate(row)) + "</tr>" for row in body]
+        lines.append("</tbody></table>")
+        return "\n".join(lines)
+
+
+def target_verdict(comparison: Comparison, name: str = "window_summary") -> str:
+    """Whether the strategy (by default window + summary, K = 0) kept every fact at ≤ 1/4 of full
+    history's input tokens."""
+    best = comparison.run(name)
     checks = len(best.recalls)
     share = comparison.share_of_full(best)
-    verdict = "выполнена" if comparison.target_met else "НЕ выполнена"
+    verdict = "выполнена" if comparison.meets_target(name) else "НЕ выполнена"
     return (
         f"Цель: «{best.title}» сохраняет все контрольные факты ({best.facts_answered}/{checks} верных "
         f"ответов) при {format_share(share)} входных токенов полной истории "
@@ -148,6 +220,9 @@ def describe_run(comparison: Comparison, run: StrategyRun) -> str:
         parts.append("ни один вопрос-напоминание не отвечен полностью")
     if run.summary_calls:
         parts.append(f"вызовов summary {run.summary_calls}")
+        parts.append(
+            f"предыдущий ответ виден на ходах сжатия: {run.compressions_with_previous_reply} из {run.compressions}"
+        )
     parts.append(
         f"запросов больше бюджета {budget}: {over_budget}" if over_budget else f"бюджет {budget} не превышен"
     )
@@ -165,20 +240,31 @@ def format_report(comparison: Comparison, *, with_timing: bool = True) -> str:
         f"проверок фактов в вопросах-напоминаниях: {checks}.",
         f"Бюджет окна и порог summary: {settings.input_token_budget} токенов; "
         f"число последних сообщений N = {settings.max_messages}; "
-        f"число свежих сообщений при summary K = {settings.keep_recent}.",
+        f"свежих сообщений у «Summary + K сообщений» K = {settings.keep_recent}; "
+        f"свежих ходов у «Окно + summary + K ходов» K = {settings.keep_recent_turns}.",
         "",
         render_text(summary_rows(comparison, with_timing=with_timing)),
         "",
         "Всего — входные токены за все ходы: запросы чата + запросы summary.",
         "Доля — «Всего» относительно полной истории. Макс. запрос — самый большой запрос чата.",
-        "мс/ход — время приложения на подготовку запроса, без ожидания модели.",
+        *(["мс/ход — время приложения на подготовку запроса, без ожидания модели."] if with_timing else []),
         "",
         "Верные ответы по вопросам-напоминаниям:",
         render_text(recall_rows(comparison)),
         *recall_legend(comparison),
         "",
+        f"Стоимость по ценам {COST_MODEL} (вход ${COST_PRICE.input:g}, вход из кэша "
+        f"${COST_PRICE.cached_input:g}, выход ${COST_PRICE.output:g} за 1 млн токенов):",
+        render_text(cost_rows(comparison, COST_PRICE)),
+        "Кэш промпта (правило OpenAI): совпавший с недавним запросом префикс от 1024 токенов, "
+        "шагами по 128, оплачивается со скидкой.",
+        "",
         *(describe_run(comparison, run) for run in comparison.runs),
         "",
-        target_verdict(comparison),
+        *(target_verdict(comparison, name) for name in ("window_summary", "window_summary_k") if _has(comparison, name)),
     ]
     return "\n".join(lines)
+
+
+def _has(comparison: Comparison, name: str) -> bool:
+    return any(run.name == name for run in comparison.runs)

@@ -1,7 +1,13 @@
-"""Strategy 5: the window with a summary on overflow — course_lib's own `ChatService`.
+"""Strategies 5 and 6: the window with a summary on overflow — course_lib's own `ChatService`.
 
 Nothing is re-implemented here: the strategy is a `ChatService` with one session, whose chat and
 summary clients go through the meter, so its calls are counted like everyone else's.
+
+`keep_recent_turns=0` (strategy `window_summary`) is the seed-000 design of lesson 05: after a
+compression the request is instruction + summary + new message. `keep_recent_turns=K > 0`
+(strategy `window_summary_k`) keeps the K newest whole turns that were in the window verbatim and
+summarizes only the older ones, so the reply the customer is answering right now is still in the
+request after a compression — at the price of a larger request.
 """
 
 from __future__ import annotations
@@ -22,14 +28,29 @@ class WindowSummaryStrategy(StrategyBase):
     name = "window_summary"
     title = "Окно + summary"
 
-    def __init__(self, llm_client: GeneratingClient, history_policy: SlidingWindowHistory, **kwargs) -> None:
+    def __init__(
+        self,
+        llm_client: GeneratingClient,
+        history_policy: SlidingWindowHistory,
+        *,
+        keep_recent_turns: int = 0,
+        **kwargs,
+    ) -> None:
         super().__init__(llm_client, **kwargs)
         self.service = ChatService(
             llm_client=self._chat_client,  # type: ignore[arg-type]  # duck-typed: .generate()
             history_policy=history_policy,
             summary_service=ConversationSummaryService(self._meter.client("summary")),  # type: ignore[arg-type]
             prompt=self._prompt,
+            keep_recent_turns=keep_recent_turns,
         )
+        if keep_recent_turns > 0:
+            self.name = "window_summary_k"  # type: ignore[misc]
+            self.title = "Окно + summary + K ходов"  # type: ignore[misc]
+
+    @property
+    def keep_recent_turns(self) -> int:
+        return self.service.keep_recent_turns
 
     def _reply(self, text: str) -> tuple[list[Message], str]:
         try:

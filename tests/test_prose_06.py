@@ -1,0 +1,165 @@
+"""Notebook 06's prose against its own outputs: fixed false sentences stay fixed, every number in the
+text is one the notebook prints, and the lesson's structure (visible code, target explained before it
+is checked, the K variant, the exercise) stays in place.
+
+Reads the stored notebook (the outputs `make notebooks` wrote and nbval checks), so it needs no kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_comparing_strategies.ipynb"
+NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+NOTEBOOK_NUMBER = re.compile(r"^0\d$")  # "02", "05": the course's notebooks, not measurements
+VERSION = re.compile(r"\b\d+\.\d+\.\d+\b")  # prompt versions such as 1.1.0
+LIST_MARKER = re.compile(r"^\s*\d+\.\s", re.MULTILINE)
+THOUSANDS = re.compile(r"(?<=\d)[\u202f\u00a0 ](?=\d{3}\b)")
+
+
+@pytest.fixture(scope="module")
+def cells():
+    return nbformat.read(NOTEBOOK, as_version=4).cells
+
+
+def markdown(cells) -> list[str]:
+    return [cell.source for cell in cells if cell.cell_type == "markdown"]
+
+
+def prose(source: str) -> str:
+    """Markdown without code blocks, inline code, link targets and list markers."""
+    text = re.sub(r"```.*?```", "", source, flags=re.DOTALL)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    text = VERSION.sub("", text)
+    return LIST_MARKER.sub("", text)
+
+
+def output_texts(cells) -> list[str]:
+    texts = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                texts.append(output.get("text", ""))
+            for mime in ("text/plain", "text/html"):
+                value = output.get("data", {}).get(mime)
+                if value:
+                    texts.append(value if isinstance(value, str) else "".join(value))
+    return texts
+
+
+def numbers(text: str) -> set[float]:
+    return {float(n.replace(",", ".")) for n in NUMBER.findall(THOUSANDS.sub("", text))}
+
+
+# --- fixed false sentences (issue 9 §2) ---------------------------------------------------------------
+
+
+def test_no_hard_coded_count_of_resummarizations(cells):
+    text = "\n".join(markdown(cells))
+    assert "больше двадцати раз" not in text  # the output said 17
+    # the prose refers to the printed number instead
+    assert re.search(r"пересказ пересказа, напечатано выше", text)
+
+
+def test_last_n_messages_is_not_credited_to_the_articles_conversation_class(cells):
+    for source in markdown(cells):
+        for line in source.splitlines():
+            if "Последние N сообщений" in line and line.startswith("|"):
+                assert "Conversation" not in line and "стать" not in line, line
+        if "`Conversation`" in source:
+            # every mention says what the class really does: a token trim that deletes for good
+            assert "по токенам" in source and "навсегда" in source, source[:200]
+    assert any("`Conversation`" in source for source in markdown(cells))
+
+
+def test_every_number_in_the_prose_is_printed_by_the_notebook(cells):
+    printed = set().union(*(numbers(text) for text in output_texts(cells)))
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        for number in NUMBER.findall(prose(cell.source)):
+            if NOTEBOOK_NUMBER.match(number):
+                continue
+            assert float(number.replace(",", ".")) in printed, f"ячейка {index}: число {number} не из вывода"
+
+
+def test_no_timings_in_stored_outputs(cells):
+    timing = re.compile(r"\d+[.,]\d+\s?(?:с|s|сек|ms|мс)\b")
+    for index, cell in enumerate(cells):
+        for text in output_texts([cell]):
+            assert not timing.search(text), f"ячейка {index}: время в сохранённом выводе"
+
+
+# --- issue 10: numbers never break -------------------------------------------------------------------
+
+
+def test_table_numbers_never_break(cells):
+    tables = [text for text in output_texts(cells) if text.startswith("<table>")]
+    assert tables, "the comparison table is an HTML table"
+    for html in tables:
+        assert not re.search(r"\d \d{3}\b", html), "a plain space inside a number"
+        assert not re.search(r"\d %", html), "a plain space before %"
+        for cell in re.findall(r"<td style=\"text-align: right[^\"]*\">", html):
+            assert "white-space: nowrap" in cell
+    assert any("\u202f" in html and "\u00a0%" in html for html in tables)
+
+
+# --- structure ---------------------------------------------------------------------------------------
+
+
+def code_sources(cells) -> list[str]:
+    return [cell.source for cell in cells if cell.cell_type == "code"]
+
+
+def test_each_strategys_reply_is_shown(cells):
+    code = "\n".join(code_sources(cells))
+    for shown in (
+        "FullHistoryStrategy._reply",
+        "MessageCountStrategy._reply",
+        "TokenWindowStrategy._reply",
+        "RollingSummaryStrategy._reply",
+        "RollingSummaryStrategy._compress",
+        "WindowSummaryStrategy._reply",
+        "ChatService.reply",
+        "window_summary_k",
+    ):
+        assert f"show_source({shown}" in code or shown in code, shown
+    assert "def table_row(run)" in code  # the comparison table is built in visible code
+
+
+def test_target_is_explained_before_it_is_checked(cells):
+    explained = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "Почему четверть" in c.source)
+    checked = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "share <= TARGET_SHARE" in c.source)
+    assert explained < checked
+
+
+def test_the_k_variant_is_compared(cells):
+    outputs = "\n".join(output_texts(cells))
+    assert "Окно + summary + K ходов" in outputs
+    assert "ходов сжатия, где предыдущий ответ в запросе: 0 из" in outputs
+
+
+def test_the_summary_of_a_summary_loss_names_the_offline_rule(cells):
+    text = "\n".join(markdown(cells))
+    assert "headline" in text and "course_lib/llm/offline/dialogue.py" in text
+    assert "compose_summary" in text and "1.1.0" in text
+
+
+def test_ends_with_recap_and_practice_with_a_link_and_a_check(cells):
+    headings = [line for c in cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("## ")]
+    assert headings[-2:] == ["## Итоги", "## Практика"]
+    text = "\n".join(markdown(cells))
+    assert "[exercises/trim_by_message_count.py](../exercises/trim_by_message_count.py)" in text
+    assert cells[-1].cell_type == "code" and 'check("trim_by_message_count")' in cells[-1].source
+    assert 'check("rolling_compress")' not in "\n".join(code_sources(cells))  # that exercise lives in 05
+
+
+def test_one_spelling_of_the_offline_model(cells):
+    text = "\n".join(markdown(cells) + code_sources(cells) + output_texts(cells))
+    for wrong in ("офлайн модель", "офлайн учебн", "оффлайн", "резюме"):
+        assert wrong not in text.lower(), wrong
