@@ -6,8 +6,11 @@
 The seed's `prepare()` rebuilds and re-tokenizes the whole candidate list for every turn it tries,
 so its cost grows with the square of the turns that fit. Ours counts each message once per call
 (and a warm `TokenCounter` cache makes a repeated call cheaper still), so it grows linearly with
-the turns that fit and does no tokenization at all for turns beyond the window.
-LangChain's `trim_messages` is added as a third column when `langchain_core` is installed.
+the turns that fit and does no tokenization at all for turns beyond the window — but a plain list
+handed in from outside is still checked whole on every call (O(n)).
+A session's own history is a `WholeHistory` (what `ChatService` passes): checked once when built,
+grown turn by turn, with running token totals — a warm call is a binary search, O(log n).
+LangChain's `trim_messages` is added as a last column when `langchain_core` is installed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import tiktoken  # noqa: E402
 
 from course_lib.chat_history import SlidingWindowHistory, TokenCounter  # noqa: E402
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TOKENS_PER_MESSAGE  # noqa: E402
+from course_lib.whole_history import WholeHistory  # noqa: E402
 
 PHRASES = [
     "Получил заказ {n} с кофемашиной, она не включается.",
@@ -135,7 +139,10 @@ def main() -> int:
     seed_counter = SeedTokenCounter()
     lc = langchain_prepare()
 
-    header = f"{'turns':>7} {'budget':>8} {'kept':>6} {'seed, s':>9} {'ours cold, s':>13} {'ours warm, s':>13} {'seed/cold':>10}"
+    header = (
+        f"{'turns':>7} {'budget':>8} {'kept':>6} {'seed, s':>9} {'ours cold, s':>13} {'ours warm, s':>13}"
+        f" {'whole warm, s':>14} {'seed/cold':>10} {'list/whole':>11}"
+    )
     if lc:
         header += f" {'langchain, s':>13}"
     print(header)
@@ -149,6 +156,10 @@ def main() -> int:
             warm = timed(lambda: policy.prepare(developer, history, user), 5)
             prepared = policy.prepare(developer, history, user)
             kept_turns = prepared.context_history_messages // 2
+            whole = WholeHistory(history)
+            policy.prepare(developer, whole, user)  # builds the running totals once
+            whole_warm = timed(lambda: policy.prepare(developer, whole, user), 20)
+            assert policy.prepare(developer, whole, user) == prepared, "list and WholeHistory disagree"
 
             predicted = seed_rate.get(budget, 0.0) * kept_turns**2
             if predicted > args.seed_limit:
@@ -160,7 +171,10 @@ def main() -> int:
                 assert seed_tokens == prepared.estimated_tokens, "token estimates disagree"
                 seed_rate[budget] = seed_time / max(kept_turns, 1) ** 2
                 seed_cell, ratio_cell = f"{seed_time:.4f}", f"{seed_time / cold:.0f}x"
-            row = f"{turns:>7} {budget:>8} {kept_turns:>6} {seed_cell:>9} {cold:>13.5f} {warm:>13.5f} {ratio_cell:>10}"
+            row = (
+                f"{turns:>7} {budget:>8} {kept_turns:>6} {seed_cell:>9} {cold:>13.5f} {warm:>13.5f}"
+                f" {whole_warm:>14.6f} {ratio_cell:>10} {warm / whole_warm:>10.0f}x"
+            )
             if lc:
                 row += f" {timed(lambda: lc(budget, developer, history, user), 1):>13.4f}"
             print(row, flush=True)

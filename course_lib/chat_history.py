@@ -11,12 +11,14 @@ history into turns is a cheap O(n) pass with no tokenization.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from course_lib.llm.client import Message
 from course_lib.token_calibration import corrected
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter
+from course_lib.whole_history import BrokenHistoryError, WholeHistory, validate_turn
 
 __all__ = [
     "ChatHistoryError",
@@ -26,7 +28,6 @@ __all__ = [
     "split_into_turns",
 ]
 
-TURN_ROLES = ("user", "assistant")
 
 
 class ChatHistoryError(RuntimeError):
@@ -52,6 +53,8 @@ class PreparedHistory:
 
 def split_into_turns(history: Sequence[Message]) -> list[tuple[Message, Message]]:
     """Group a flat history into (user, assistant) turns; anything else is a broken history."""
+    if isinstance(history, WholeHistory):
+        return [(history[index], history[index + 1]) for index in range(0, len(history), 2)]
     if len(history) % 2 != 0:
         raise ChatHistoryError(
             f"История должна состоять из законченных ходов, а в ней {len(history)} сообщений."
@@ -59,19 +62,24 @@ def split_into_turns(history: Sequence[Message]) -> list[tuple[Message, Message]
     turns: list[tuple[Message, Message]] = []
     for index in range(0, len(history), 2):
         user, assistant = history[index], history[index + 1]
-        roles = (_role(user), _role(assistant))
-        if roles != TURN_ROLES:
-            raise ChatHistoryError(
-                f"Ход №{index // 2 + 1}: ожидалась пара user/assistant, получено {list(roles)}."
-            )
+        try:
+            validate_turn(user, assistant, index // 2 + 1)
+        except BrokenHistoryError as error:
+            raise ChatHistoryError(str(error)) from None
         turns.append((user, assistant))
     return turns
 
 
-def _role(message: object) -> object:
-    if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-        raise ChatHistoryError("Каждое сообщение истории должно быть словарём с role и content.")
-    return message.get("role")
+def largest_fitting(budget: int, factor: float) -> int:
+    """The largest estimate whose corrected value still fits `budget` (see `token_calibration`)."""
+    if factor == 1.0:
+        return budget
+    estimate = math.floor(budget / factor)
+    while corrected(estimate + 1, factor) <= budget:  # float rounding, both ways
+        estimate += 1
+    while estimate > 0 and corrected(estimate, factor) > budget:
+        estimate -= 1
+    return estimate
 
 
 class SlidingWindowHistory:
@@ -84,6 +92,9 @@ class SlidingWindowHistory:
             raise ValueError("Бюджет входных токенов должен быть больше нуля.")
         self._token_counter = token_counter
         self._input_token_budget = input_token_budget
+        # Running token totals in a WholeHistory are per counting rule: class + encoding.
+        counter_type = type(token_counter)
+        self._totals_key = f"{counter_type.__module__}.{counter_type.__qualname__}/{token_counter.encoding_name}"
 
     @property
     def input_token_budget(self) -> int:
@@ -109,7 +120,7 @@ class SlidingWindowHistory:
         """`token_factor` converts the estimate to the provider's tokens before it meets the budget."""
         if not token_factor > 0:
             raise ChatHistoryError("Поправка токенов должна быть больше нуля.")
-        turns = split_into_turns(history)
+        turns = [] if isinstance(history, WholeHistory) else split_into_turns(history)
         fixed_context = list(context_messages or [])
         count = self._token_counter.count_message
 
@@ -122,14 +133,21 @@ class SlidingWindowHistory:
                 f"нужно {corrected(required_tokens, token_factor)} токенов, бюджет {self._input_token_budget}."
             )
 
-        used_tokens = required_tokens
-        kept_turns = 0
-        for user, assistant in reversed(turns):
-            turn_tokens = count(user) + count(assistant)
-            if corrected(used_tokens + turn_tokens, token_factor) > self._input_token_budget:
-                break  # older turns are not considered: the window has no gaps
-            used_tokens += turn_tokens
-            kept_turns += 1
+        room = largest_fitting(self._input_token_budget, token_factor) - required_tokens
+        if isinstance(history, WholeHistory):
+            # Whole by construction, with running totals per tokenizer: a binary search, no walk.
+            totals = history.turn_totals(self._totals_key, lambda user, assistant: count(user) + count(assistant))
+            kept_turns = history.newest_turns_within(room, totals)
+            used_tokens = required_tokens + totals[history.turns] - totals[history.turns - kept_turns]
+        else:
+            used_tokens = required_tokens
+            kept_turns = 0
+            for user, assistant in reversed(turns):
+                turn_tokens = count(user) + count(assistant)
+                if used_tokens + turn_tokens > required_tokens + room:
+                    break  # older turns are not considered: the window has no gaps
+                used_tokens += turn_tokens
+                kept_turns += 1
 
         kept_messages = 2 * kept_turns
         selected_history = list(history[len(history) - kept_messages :])

@@ -210,7 +210,7 @@ class ChatService:
         with self._session_lock(session_key):
             started_at = perf_counter()
             state = self._load(session_key)
-            history = list(state.messages)
+            history = state.messages  # a WholeHistory: the window need not re-check it
             developer_message = self.build_developer_message()
             user_message = self.build_user_message(text)
             memory = self._memory_context(user_key, session_key, text)

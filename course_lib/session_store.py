@@ -21,16 +21,15 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ContextManager
 
 from course_lib.llm.client import Message
 from course_lib.sqlite_file import SQLiteFile
-
-STORED_ROLES = ("user", "assistant")
+from course_lib.whole_history import BrokenHistoryError, WholeHistory
 
 
 class SessionStoreError(RuntimeError):
@@ -49,10 +48,12 @@ class SessionBusyError(SessionStoreError):
 class SessionState:
     """A session as stored: exact recent messages, the summary of older ones, and a version.
 
-    `version` is 0 for a session that was never committed and grows by one with every commit.
+    `messages` is a `WholeHistory`: whole user/assistant turns, frozen, checked when stored (and
+    when read back from a file someone else could have edited). `version` is 0 for a session that
+    was never committed and grows by one with every commit.
     """
 
-    messages: tuple[Message, ...] = ()
+    messages: WholeHistory = field(default_factory=WholeHistory)
     summary: str | None = None
     version: int = 0
 
@@ -126,14 +127,13 @@ class InMemorySessionStore(SessionStore):
         unchanged_prefix: int,
         now: float,
     ) -> SessionState:
-        # Copies in and out: a caller that later mutates its list cannot change the stored state.
-        stored = tuple({"role": m["role"], "content": m["content"]} for m in messages)
         with self._lock:
             entry = self._states.get(session_id)
             current = entry[0].version if entry else 0
             if current != expected_version:
                 raise SessionConflictError(_conflict_text(session_id))
-            state = SessionState(stored, summary, current + 1)
+            base = entry[0].messages if entry else WholeHistory()
+            state = SessionState(_grown(base, messages, unchanged_prefix), summary, current + 1)
             self._states[session_id] = (state, now)
             self._states.move_to_end(session_id)
         return state
@@ -225,14 +225,13 @@ class SQLiteSessionStore(SessionStore):
             ).fetchone()
             if row is None:
                 return SessionState()
-            messages = tuple(
-                {"role": role, "content": content}
-                for role, content in connection.execute(
-                    "SELECT role, content FROM messages WHERE session_id = ? ORDER BY position",
-                    (session_id,),
-                )
-            )
-        return SessionState(messages, row[0], row[1])  # type: ignore[arg-type]
+            rows = connection.execute(
+                "SELECT role, content FROM messages WHERE session_id = ? ORDER BY position",
+                (session_id,),
+            ).fetchall()
+        # The file may have been edited by another program: check the history as it is read.
+        messages = _whole({"role": role, "content": content} for role, content in rows)
+        return SessionState(messages, row[0], row[1])
 
     def commit(
         self,
@@ -244,9 +243,7 @@ class SQLiteSessionStore(SessionStore):
         unchanged_prefix: int,
         now: float,
     ) -> SessionState:
-        for message in messages:
-            if message.get("role") not in STORED_ROLES or not isinstance(message.get("content"), str):
-                raise SessionStoreError("В сессии хранятся только сообщения user/assistant с текстом.")
+        stored = _whole(messages)
         with self._transaction() as connection:
             row = connection.execute(
                 "SELECT version FROM sessions WHERE session_id = ?", (session_id,)
@@ -277,7 +274,6 @@ class SQLiteSessionStore(SessionStore):
                     if position >= unchanged_prefix
                 ],
             )
-        stored = tuple({"role": m["role"], "content": m["content"]} for m in messages)
         return SessionState(stored, summary, current + 1)
 
     def delete(self, session_id: str) -> None:
@@ -351,6 +347,23 @@ class SQLiteSessionStore(SessionStore):
                 (session_id, owner, host, os.getpid(), now + self._lease_seconds),
             )
         return True
+
+
+def _whole(messages: Iterable[Message]) -> WholeHistory:
+    try:
+        return WholeHistory(messages)
+    except BrokenHistoryError as error:
+        raise SessionStoreError(f"История сессии повреждена: {error}") from None
+
+
+def _grown(base: WholeHistory, messages: Sequence[Message], unchanged_prefix: int) -> WholeHistory:
+    """`messages` as a WholeHistory: O(1) when they are `base` plus one turn, else checked anew."""
+    if unchanged_prefix == len(base) and len(messages) == len(base) + 2:
+        try:
+            return base.with_turn(messages[-2], messages[-1])
+        except BrokenHistoryError as error:
+            raise SessionStoreError(f"История сессии повреждена: {error}") from None
+    return _whole(messages)
 
 
 def _process_alive(pid: int) -> bool:

@@ -1,9 +1,12 @@
+import sqlite3
 import threading
 
 import pytest
 
+from course_lib.app import build_chat_app
 from course_lib.chat_service import ChatServiceError
 from course_lib.llm.offline import FAULT_KINDS
+from course_lib.session_store import SessionStoreError, SQLiteSessionStore
 
 from helpers import COFFEE_DIALOGUE, MONITOR_DIALOGUE, MONITOR_RECALL, make_app, state
 
@@ -83,17 +86,29 @@ def test_a_failed_model_call_leaves_the_session_unchanged(app, fault):
     assert service.reply("s1", COFFEE_DIALOGUE[1]).history_messages == 4
 
 
-def test_broken_history_is_reported_and_left_alone(app):
+def test_a_broken_history_cannot_be_stored_in_memory(app):
     service = app.chat_service
     service.reply("s1", COFFEE_DIALOGUE[0])
-    # A store edited from outside (another program, a bad migration): a user message with no reply.
     stored = service.store.load("s1")
     broken = [*stored.messages, {"role": "user", "content": "висящее сообщение"}]
-    service.store.commit("s1", stored.version, broken, stored.summary, unchanged_prefix=2, now=0.0)
-    before = state(app, "s1")
+    with pytest.raises(SessionStoreError, match="законченных ходов"):
+        service.store.commit("s1", stored.version, broken, stored.summary, unchanged_prefix=2, now=0.0)
+    with pytest.raises(TypeError):
+        stored.messages[0]["content"] = "подмена"  # stored messages are frozen
+    assert service.store.load("s1") == stored
+
+
+def test_a_broken_history_in_a_file_is_reported_and_left_alone(offline_settings, tmp_path):
+    path = tmp_path / "sessions.sqlite3"
+    service = build_chat_app(offline_settings, store=SQLiteSessionStore(path)).chat_service
+    service.reply("s1", COFFEE_DIALOGUE[0])
+    # Another program edits the file: a user message with no reply.
+    with sqlite3.connect(path) as raw:
+        raw.execute("INSERT INTO messages VALUES ('s1', 2, 'user', 'висящее сообщение')")
     with pytest.raises(ChatServiceError, match="законченных ходов"):
         service.reply("s1", "Что дальше?")
-    assert state(app, "s1") == before
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT count(*) FROM messages").fetchone()[0] == 3
 
 
 def test_sessions_are_isolated_and_reset_clears_only_one(app):

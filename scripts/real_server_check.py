@@ -1,0 +1,129 @@
+"""What the course does against a real OpenAI-compatible server (run by scripts/real_server.sh).
+
+Prints, step by step: the role fallback, a streamed reply with its first-token latency, the
+token-budget correction turn by turn (estimate, factor, the provider's `prompt_tokens`, budget),
+the console, and a connection error. Assertions are on mechanics only — a 135M model's wording is
+not something to test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from course_lib.app import build_chat_app  # noqa: E402
+from course_lib.chat_service import ChatServiceError  # noqa: E402
+from course_lib.config import load_settings  # noqa: E402
+from course_lib.llm.client import LLMClient  # noqa: E402
+from course_lib.llm.errors import LLMClientError  # noqa: E402
+
+DIALOGUE = [
+    "Здравствуйте! Меня зовут Анна.",
+    "Заказ 7718: монитор пришёл с трещиной на подставке.",
+    "Коробка была целой, трещину я увидела при распаковке.",
+    "Могу прислать фотографии сегодня вечером.",
+    "Отвечайте, пожалуйста, по электронной почте.",
+    "Сколько обычно рассматривают такие обращения?",
+    "Нужно ли сохранять упаковку до решения?",
+    "Напомните, пожалуйста, номер моего заказа.",
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", default="smollm2")
+    parser.add_argument("--budget", type=int, default=1500)
+    args = parser.parse_args()
+    env = {
+        "LLM_BACKEND": "openai",
+        "OPENAI_API_KEY": "local-server-needs-no-key",
+        "OPENAI_BASE_URL": args.base_url,
+        "OPENAI_MODEL": args.model,
+        "LLM_INSTRUCTION_ROLE": "developer",  # on purpose: the server wants `system`
+        "MAX_OUTPUT_TOKENS": "64",
+        "OPENAI_MAX_RETRIES": "0",
+        "OPENAI_TIMEOUT_SECONDS": "120",
+        "CHAT_INPUT_TOKEN_BUDGET": str(args.budget),
+        "COURSE_DOTENV": "0",
+    }
+    os.environ.update(env)
+    logging.basicConfig(level=logging.WARNING, format="  [журнал] %(message)s")
+
+    print("== 1. Роль инструкции: developer → system ==")
+    client = LLMClient(load_settings())
+    result = client.generate([
+        {"role": "developer", "content": "Отвечай одним словом."},
+        {"role": "user", "content": "Скажи «привет»."},
+    ])
+    print(f"  роль после запроса: {client.instruction_role}; finish_reason={result.finish_reason}; "
+          f"prompt_tokens={result.prompt_tokens}")
+    assert client.instruction_role == "system", "ожидался откат на роль system"
+    client.close()
+
+    print("\n== 2. Потоковый ответ ==")
+    with build_chat_app() as app:
+        pieces: list[str] = []
+        started = time.perf_counter()
+        print("  Assistant: ", end="", flush=True)
+        reply = app.chat_service.reply("stream", DIALOGUE[1], on_delta=lambda p: (pieces.append(p), print(p, end="", flush=True)))
+        total = time.perf_counter() - started
+        print()
+        print(f"  фрагментов: {len(pieces)}; первый через {reply.first_token_seconds:.2f} с; весь ответ {total:.2f} с")
+        print(f"  оценка курса {reply.estimated_prompt_tokens} токенов, провайдер: {reply.prompt_tokens} "
+              f"(×{reply.prompt_tokens / reply.estimated_prompt_tokens:.2f})")
+        assert reply.streamed and len(pieces) > 1
+
+    print(f"\n== 3. Бюджет {args.budget} токенов провайдера: поправка по ходам ==")
+    print("  ход  оценка  поправка  с поправкой  провайдер  в бюджете")
+    over_after_first = 0
+    with build_chat_app() as app:
+        for turn, text in enumerate(DIALOGUE, 1):
+            try:
+                reply = app.chat_service.reply("budget", text)
+            except ChatServiceError as error:
+                print(f"  {turn:>3}  ошибка: {error}")
+                continue
+            within = reply.prompt_tokens is not None and reply.prompt_tokens <= args.budget
+            if turn > 1 and not within:
+                over_after_first += 1
+            corrected = reply.estimated_prompt_tokens * reply.token_factor
+            print(f"  {turn:>3}  {reply.estimated_prompt_tokens:>6}  ×{reply.token_factor:<7.2f} {corrected:>11.0f}"
+                  f"  {reply.prompt_tokens!s:>9}  {'да' if within else 'НЕТ'}   (в запросе ходов: "
+                  f"{reply.context_history_messages // 2}, отброшено: {reply.removed_history_messages // 2})")
+        print(f"  {reply.calibration.describe()}")
+    assert over_after_first == 0, "после первого ответа запрос превысил бюджет"
+
+    print("\n== 4. Консоль (python -m course_lib chat) ==")
+    console = subprocess.run(
+        [sys.executable, "-m", "course_lib", "chat"],
+        input="Получил заказ 8041 с кофемашиной. Она не включается.\n/exit\n",
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env}, timeout=600,
+    )
+    for line in console.stdout.splitlines():
+        print(f"  {line}")
+    assert console.returncode == 0, console.stderr
+
+    print("\n== 5. Ошибка соединения ==")
+    os.environ["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
+    broken = LLMClient(load_settings())
+    try:
+        broken.generate([{"role": "user", "content": "Привет"}])
+    except LLMClientError as error:
+        print(f"  {type(error).__name__}: {error}")
+    else:
+        raise AssertionError("ожидалась ошибка соединения")
+    print("\nГотово: все проверки прошли.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
