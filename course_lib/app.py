@@ -88,6 +88,7 @@ def build_chat_app(
         summary_service=summary_service,
         prompt=SUPPORT_CHAT_PROMPT if memory is None else get_support_chat_prompt("1.2.0"),
         memory=memory,
+        prices=settings.price_table,
         keep_recent_turns=settings.keep_recent_turns,
         session_ttl_seconds=settings.session_ttl_seconds,
         store=store,

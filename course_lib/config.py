@@ -7,11 +7,15 @@ the environment variable to fix.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as PydanticSettingsError
+
+from course_lib.pricing import DEFAULT_PRICES, Price
 
 # The course root's .env is found wherever the code runs from (notebooks/ included);
 # a .env in the current directory, if any, overrides it.
@@ -68,6 +72,10 @@ class Settings(BaseSettings):
     session_ttl_seconds: float | None = Field(
         default=None, gt=0, validation_alias="CHAT_SESSION_TTL_SECONDS"
     )
+    # USD per 1M tokens, added to (or replacing) the defaults: {"model": [input, cached_input, output]}.
+    model_prices: dict[str, tuple[float, float, float]] = Field(
+        default_factory=dict, validation_alias="MODEL_PRICES"
+    )
 
     @field_validator("openai_api_key", mode="before")
     @classmethod
@@ -83,6 +91,18 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("model_prices", mode="after")
+    @classmethod
+    def _prices_are_not_negative(cls, value: dict[str, tuple[float, float, float]]) -> object:
+        if any(amount < 0 for prices in value.values() for amount in prices):
+            raise ValueError("цены не могут быть отрицательными")
+        return value
+
+    @property
+    def price_table(self) -> dict[str, Price]:
+        """The default prices with `MODEL_PRICES` on top."""
+        return {**DEFAULT_PRICES, **{name: Price(*prices) for name, prices in self.model_prices.items()}}
 
     @property
     def effective_summary_model(self) -> str:
@@ -106,6 +126,10 @@ def load_settings(**overrides: object) -> Settings:
         settings = Settings(**overrides)
     except ValidationError as error:
         raise SettingsError(_describe(error)) from None
+    except PydanticSettingsError as error:  # a JSON value that does not parse
+        field = re.search(r'field "(\w+)"', str(error))
+        variable = _env_name(field.group(1)) if field else "?"
+        raise SettingsError(f"Неверные настройки:\n- {variable}: значение должно быть в формате JSON.") from None
     if settings.llm_backend == "openai" and settings.openai_api_key is None:
         raise SettingsError(
             "LLM_BACKEND=openai, но OPENAI_API_KEY не задан. "

@@ -63,7 +63,7 @@ def offline_settings(monkeypatch: pytest.MonkeyPatch) -> Settings:
     for name in (
         "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_BACKEND", "CHAT_INPUT_TOKEN_BUDGET",
         "OPENAI_MODEL", "MAX_OUTPUT_TOKENS", "LLM_INSTRUCTION_ROLE", "SUMMARY_MODEL",
-        "SUMMARY_MAX_CHARS", "CHAT_KEEP_RECENT_TURNS", "CHAT_SESSION_TTL_SECONDS",
+        "SUMMARY_MAX_CHARS", "CHAT_KEEP_RECENT_TURNS", "CHAT_SESSION_TTL_SECONDS", "MODEL_PRICES",
     ):
         monkeypatch.delenv(name, raising=False)
     return Settings(_env_file=None, llm_backend="offline")

@@ -148,3 +148,20 @@ def test_token_counter_for_model_falls_back_for_unknown_names():
     assert TokenCounter.for_model("gpt-4").encoding_name == "cl100k_base"
     assert TokenCounter.for_model("qwen2.5:7b").encoding_name == "o200k_base"
     assert TokenCounter.for_model("qwen2.5:7b", fallback="cl100k_base").encoding_name == "cl100k_base"
+
+
+def test_model_prices_extend_the_defaults_and_reach_the_reply(offline_settings, monkeypatch):
+    monkeypatch.setenv("MODEL_PRICES", '{"qwen2.5:7b": [0.1, 0.05, 0.2]}')
+    monkeypatch.setenv("OPENAI_MODEL", "qwen2.5:7b")
+    settings = load_settings(_env_file=None, llm_backend="offline")
+    assert settings.price_table["qwen2.5:7b"].output == 0.2 and "gpt-4.1" in settings.price_table
+    reply = build_chat_app(settings).chat_service.reply("s", "Привет")
+    assert reply.cost_usd == pytest.approx((reply.prompt_tokens * 0.1 + reply.completion_tokens * 0.2) / 1e6)
+
+
+@pytest.mark.parametrize("value", ['{"m": [1, 2]}', '{"m": [-1, 0, 1]}', "не json"])
+def test_bad_model_prices_fail_at_start(offline_settings, monkeypatch, value):
+    monkeypatch.setenv("MODEL_PRICES", value)
+    with pytest.raises(SettingsError) as caught:
+        load_settings(_env_file=None)
+    assert "MODEL_PRICES" in str(caught.value)
