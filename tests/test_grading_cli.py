@@ -121,15 +121,13 @@ def test_hidden_failures_show_name_and_hint_only(tmp_path):
     out = tmp_path / "out"
     assert cli.main([str(submission), "--out", str(out), "--exercise", "select_recent_turns", *QUIET]) == 0
     feedback = (out / "s" / "feedback.md").read_text(encoding="utf-8")
-    assert "- ❌ «available_tokens bool — TypeError» — ожидалось исключение, а функция вернула значение." in feedback
+    assert "- ❌ «available_tokens bool — TypeError». Подсказка:" in feedback  # no reason: name and hint
     assert "Подсказка: bool — подкласс int, но здесь он не годится." in feedback
     assert "Вопрос 1" not in feedback  # the hidden case's inputs are never shown
     results = json.loads((out / "s" / "results.json").read_text(encoding="utf-8"))
     (failed,) = [t for t in results["tests"] if t["status"] == "failed"]
-    assert failed["output"] == (
-        "Не пройден: ожидалось исключение, а функция вернула значение. "
-        "Подсказка: bool — подкласс int, но здесь он не годится."
-    )
+    assert failed["output"] == "Не пройден. Подсказка: bool — подкласс int, но здесь он не годится."
+    assert failed["extra_data"]["reason"] == "failed"
 
 
 def test_public_failures_explain_what_differs(tmp_path):

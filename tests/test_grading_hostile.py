@@ -8,6 +8,7 @@ holds the hostile exercise files and a hostile.json:
      "companions": ["commit_turn"],              # reference files added to the same submission:
                                                  #   the hostile file must not cost them a point
      "symlinks": {"commit_turn.py": "solutions/commit_turn.py"},   # optional, made at test time
+     "folder_symlink": "solutions",              # optional: the submission folder is this symlink
      "expect": {"<exercise>": {"status": "timeout" | ... | "any",
                                "score": "zero" | "full" | "raises_only" | "returns_only"
                                         | {"fails_only": ["case name", ...]}}}}
@@ -15,8 +16,11 @@ holds the hostile exercise files and a hostile.json:
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -26,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.grading import cli
-from course_lib.grading.catalog import BY_NAME, CourseLayout
+from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
 from course_lib.grading.cases import load_cases
 from course_lib.grading.sandbox import SANDBOX_UID_RANGE, detect_tier
 
@@ -36,9 +40,12 @@ LAYOUT = CourseLayout(ROOT)
 FAST = [
     "--case-timeout", "1.5", "--import-timeout", "3", "--max-timeouts", "2",
     "--jobs", "3", "--memory-mb", "256", "--no-progress",
+    "--exercise-budget", "8", "--submission-budget", "14",
 ]  # fmt: skip
 CATALOGUE = {path.name: json.loads((path / "hostile.json").read_text(encoding="utf-8"))
              for path in sorted(HOSTILE.iterdir()) if (path / "hostile.json").is_file()}
+
+MAX_SCORE = sum(exercise.points for exercise in EXERCISES)
 
 pytestmark = pytest.mark.skipif(
     os.name != "posix" or detect_tier() == "basic",
@@ -69,8 +76,12 @@ def _sandbox_pids() -> list[int]:
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile")
     submissions = base / "submissions"
+    submissions.mkdir()
     for name, spec in CATALOGUE.items():
         target = submissions / name
+        if "folder_symlink" in spec:
+            target.symlink_to(ROOT / spec["folder_symlink"], target_is_directory=True)
+            continue
         target.mkdir(parents=True)
         for path in (HOSTILE / name).glob("*.py"):
             shutil.copyfile(path, target / path.name)
@@ -83,14 +94,40 @@ def graded(tmp_path_factory):
     before = set(Path(tempfile.gettempdir()).glob("course-sandbox-*"))
     out = base / "out"
     folders = [str(path) for path in sorted(submissions.iterdir())]
-    code = cli.main([*folders, "--out", str(out), *FAST])
+    # Everything the grader writes to stderr (its log included) during the batch.
+    stderr = io.StringIO()
+    handler = logging.StreamHandler(stderr)
+    grading_log = logging.getLogger("course_lib.grading")
+    grading_log.addHandler(handler)
+    try:
+        with contextlib.redirect_stderr(stderr):
+            code = cli.main([*folders, "--out", str(out), *FAST])
+    finally:
+        grading_log.removeHandler(handler)
     after = set(Path(tempfile.gettempdir()).glob("course-sandbox-*"))
     # Killed launchers are reaped at once, but a namespace's init may still be tearing the
     # namespace down (its processes already have SIGKILL pending) for a few milliseconds.
     deadline = time.monotonic() + 5
     while _sandbox_pids() and time.monotonic() < deadline:
         time.sleep(0.05)
-    return {"code": code, "out": out, "leftover_dirs": after - before, "pids": _sandbox_pids()}
+    return {
+        "code": code,
+        "out": out,
+        "leftover_dirs": after - before,
+        "pids": _sandbox_pids(),
+        "stderr": stderr.getvalue(),
+        "key_users": _sandbox_key_users(),
+    }
+
+
+def _sandbox_key_users() -> list[int]:
+    """uids in the sandbox range that own kernel keys (they would outlive grading)."""
+    try:
+        lines = Path("/proc/key-users").read_text().splitlines()
+    except OSError:
+        return []
+    uids = [int(line.split(":", 1)[0]) for line in lines if ":" in line]
+    return [uid for uid in uids if SANDBOX_UID_RANGE[0] <= uid < SANDBOX_UID_RANGE[1]]
 
 
 def _tests_of(out: Path, submission: str, exercise: str) -> dict[str, dict]:
@@ -156,7 +193,7 @@ def test_reference_in_the_same_batch_still_scores_100(graded):
     with open(graded["out"] / "grades.csv", encoding="utf-8") as handle:
         rows = {row["submission"]: row for row in csv.DictReader(handle)}
     assert rows["reference"]["status"] == "ok"
-    assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) == 90.0
+    assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) == MAX_SCORE
     assert set(rows) == {*CATALOGUE, "reference"}
 
 
@@ -230,3 +267,84 @@ def test_no_hidden_case_data_reaches_any_report(graded):
             text = path.read_text(encoding="utf-8")
             leaked = sorted(item for item in hidden if item in text)
             assert not leaked, f"{path.relative_to(graded['out'])}: {leaked[:3]}"
+
+
+def _feedback(graded, name: str) -> str:
+    return (graded["out"] / name / "feedback.md").read_text(encoding="utf-8")
+
+
+def test_hidden_cases_show_only_passed_or_the_fixed_hint(graded):
+    """reason_channel: how a hidden case failed is the child's choice, so it is never shown."""
+    hints = {
+        (exercise.name, case.name): case.hint
+        for exercise in BY_NAME.values()
+        for case in load_cases(LAYOUT.hidden_cases_file(exercise), exercise, "hidden")
+    }
+    for name in [*CATALOGUE, "reference"]:
+        results = json.loads((graded["out"] / name / "results.json").read_text(encoding="utf-8"))
+        for test in results["tests"]:
+            extra = test["extra_data"]
+            if extra["kind"] != "hidden":
+                continue
+            if test["status"] == "passed":
+                assert test["output"] == "Пройден." and extra["reason"] == "passed"
+            else:
+                hint = hints[(extra["exercise"], extra["case"])]
+                assert test["output"] == f"Не пройден. Подсказка: {hint}", (name, extra["case"])
+                assert extra["reason"] == "failed"
+    feedback = _feedback(graded, "reason_channel")
+    assert "MemoryError" not in feedback.split("Скрытые тесты", 1)[-1]
+
+
+def test_lone_surrogates_and_escapes_are_written_escaped(graded):
+    feedback = _feedback(graded, "lone_surrogates")
+    assert "\\ud800" in feedback and "\\x1b[31m" in feedback and "\\u202e" in feedback
+    assert "\x1b" not in feedback and "\r" not in feedback
+    for path in (graded["out"] / "lone_surrogates").iterdir():
+        path.read_bytes().decode("utf-8")  # strict: every report is valid UTF-8
+
+
+def test_nothing_from_a_child_reaches_the_graders_stderr(graded):
+    """forged_sandbox_error (and every other child) leaves no escape or fake line on stderr."""
+    assert "\x1b" not in graded["stderr"]
+    assert "FAKE" not in graded["stderr"] and "grades.csv удалён" not in graded["stderr"]
+
+
+def test_forged_frames_are_rejected_not_decoded(graded):
+    tests = _tests_of(graded["out"], "forged_frames", "count_message_tokens")
+    assert {test["extra_data"]["reason"] for test in tests.values() if test["extra_data"]["kind"] == "public"} == {"protocol"}
+
+
+def test_slowloris_is_stopped_by_the_exercise_and_submission_budgets(graded):
+    with open(graded["out"] / "grades.csv", encoding="utf-8") as handle:
+        row = {r["submission"]: r for r in csv.DictReader(handle)}["slowloris"]
+    assert row["status"] == "timeout"
+    reasons = {
+        test["extra_data"]["reason"]
+        for exercise in ("build_chat_messages", "select_recent_turns", "trim_by_message_count")
+        for test in _tests_of(graded["out"], "slowloris", exercise).values()
+        if test["extra_data"]["kind"] == "public"
+    }
+    assert {"exercise_budget", "submission_budget"} <= reasons
+    feedback = _feedback(graded, "slowloris")
+    assert "исчерпан общий лимит времени на упражнение (8 с)" in feedback
+    assert "исчерпан общий лимит времени на всю работу (14 с)" in feedback
+
+
+def test_memory_fanout_and_keyring_are_refused_in_the_child(graded):
+    assert "fork: PermissionError" in _feedback(graded, "memory_fanout")
+    assert "keyring: RuntimeError" in _feedback(graded, "keyring")  # ctypes refused
+    assert graded["key_users"] == []  # no kernel keys left behind by any child
+
+
+def test_harness_is_out_of_reach(graded):
+    feedback = _feedback(graded, "harness_monkeypatch")
+    # A blank __main__, no gc object lists: the patches had nothing to patch.
+    assert "main: ['__doc__', '__loader__', '__name__', '__package__', '__spec__']" in feedback
+    assert "gc: RuntimeError" in feedback
+
+
+def test_symlinked_submission_folder_is_refused(graded):
+    feedback = _feedback(graded, "symlink_folder")
+    assert "символическая ссылка" in feedback
+    assert f"Итого: 0 из {MAX_SCORE:g} баллов" in feedback

@@ -49,30 +49,35 @@ def test_stub_scores_0_percent(graded, exercise):
     assert float(rows["exercises"][exercise]) == 0.0
     tests = [t for t in _results(out, "exercises")["tests"] if t["extra_data"]["exercise"] == exercise]
     assert tests and all(t["status"] == "failed" and t["score"] == 0 for t in tests)
-    assert all(t["extra_data"]["reason"] == "not_implemented" for t in tests)
+    public = [t for t in tests if t["extra_data"]["kind"] == "public"]
+    hidden = [t for t in tests if t["extra_data"]["kind"] == "hidden"]
+    assert public and all(t["extra_data"]["reason"] == "not_implemented" for t in public)
+    assert hidden and all(t["extra_data"]["reason"] == "failed" for t in hidden)  # no reason shown
 
 
 def test_totals_and_status(graded):
     _, _, rows = graded
     assert rows["solutions"]["status"] == rows["exercises"]["status"] == "ok"
-    assert float(rows["solutions"]["score"]) == 90.0
+    assert float(rows["solutions"]["score"]) == sum(e.points for e in EXERCISES)
     assert float(rows["exercises"]["score"]) == 0.0
     assert list(rows["solutions"]) == [
         "submission", "status", "score", "max_score", *[e.name for e in EXERCISES], "details",
+        "source",
     ]  # fmt: skip
+    assert rows["solutions"]["source"] == str(ROOT / "solutions")
 
 
 def test_results_json_follows_gradescope_format(graded):
     _, out, _ = graded
     results = _results(out, "solutions")
-    assert results["score"] == 90.0
+    assert results["score"] == sum(e.points for e in EXERCISES)
     assert results["visibility"] == "visible" and results["stdout_visibility"] == "hidden"
     for test in results["tests"]:
         assert GRADESCOPE_TEST_KEYS <= set(test)
         assert test["status"] in ("passed", "failed")
         assert test["visibility"] in ("visible", "after_published")
         assert test["extra_data"]["exercise"] in {e.name for e in EXERCISES}
-    assert round(sum(test["score"] for test in results["tests"]), 2) == 90.0
+    assert round(sum(test["score"] for test in results["tests"]), 2) == sum(e.points for e in EXERCISES)
     kinds = {test["extra_data"]["kind"]: test["visibility"] for test in results["tests"]}
     assert kinds == {"public": "visible", "hidden": "after_published"}
 

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -90,12 +91,25 @@ def test_userns_tier_for_an_ordinary_user():
     )
     if probe.returncode != 0:
         pytest.skip("unprivileged user namespaces are disabled here")
-    script = UNPRIVILEGED.format(root=str(ROOT), secrets=SECRETS)
-    completed = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         os.path.realpath("/usr/bin/python3"), "-I", "-S", "-c", script],
-        capture_output=True, text=True, timeout=60, cwd="/",
-    )  # fmt: skip
+    # The checkout may sit in a private folder (0700, as root's home or mktemp -d are): give the
+    # unprivileged grader a world-readable copy of what it runs, wherever the course was cloned.
+    copy = Path(tempfile.mkdtemp(prefix="userns-grader-"))
+    try:
+        ignore = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(ROOT / "course_lib" / "grading", copy / "course_lib" / "grading", ignore=ignore)
+        for name in ("exercises/cases/commit_turn.json", "solutions/commit_turn.py"):
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / name, copy / name)
+        for path in [copy, *copy.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        script = UNPRIVILEGED.format(root=str(copy), secrets=SECRETS)
+        completed = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             os.path.realpath("/usr/bin/python3"), "-I", "-S", "-c", script],
+            capture_output=True, text=True, timeout=60, cwd="/",
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
     assert completed.returncode == 0, completed.stderr
     answer = json.loads(completed.stdout)
     assert answer["tier"] == "userns"
@@ -110,7 +124,9 @@ def test_only_inputs_are_ever_sent_to_the_child(monkeypatch):
     original = sandbox.ChildSession.send
 
     def recording(self, frame, **kwargs):
-        sent.append(json.dumps(frame, ensure_ascii=False))
+        # The harness's own compiled modules and the nonce are not case data.
+        data = {key: value for key, value in frame.items() if key not in ("modules", "nonce")}
+        sent.append(json.dumps(data, ensure_ascii=False))
         return original(self, frame, **kwargs)
 
     monkeypatch.setattr(sandbox.ChildSession, "send", recording)

@@ -94,6 +94,30 @@ EXERCISES: tuple[Exercise, ...] = (
         "Скользящее summary с K свежими сообщениями",
         "05",
     ),
+    Exercise(
+        "merge_facts",
+        "merge_facts",
+        "function",
+        ("current", "new"),
+        "Новые факты о клиенте с историей",
+        "07",
+    ),
+    Exercise(
+        "select_memories",
+        "select_memories",
+        "function",
+        ("facts", "token_costs", "budget"),
+        "Факты о клиенте в пределах бюджета",
+        "07",
+    ),
+    Exercise(
+        "build_memory_message",
+        "build_memory_message",
+        "function",
+        ("facts",),
+        "Блок <user_memory> для запроса",
+        "07",
+    ),
 )
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

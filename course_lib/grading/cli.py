@@ -2,8 +2,15 @@
 
 Writes DIR/<submission>/results.json (Gradescope), DIR/<submission>/feedback.md (for the student)
 and DIR/grades.csv (one row per submission). Exit code 0 when grading worked, whatever the scores;
-2 for a usage or case-file error; 3 when the sandbox cannot hide the solutions and hidden cases
-(unless --allow-weak-sandbox); 1 if the grader itself failed on some exercise.
+2 for a usage or case-file error, or an unsafe launch (see `launch`); 3 when the sandbox cannot hide
+the solutions and hidden cases (unless --allow-weak-sandbox); 1 if the grader itself failed on some
+exercise. A report that cannot be written is that submission's status (report_error), never the
+batch's.
+
+Each submission is graded by one worker, its exercises one after another, and workers take
+different submissions: no two children of one submission ever run at the same time, so a child in
+its hidden phase has no concurrent sibling to signal to (a covert channel through global counters
+or timing), and the submission's wall-clock budget is simply its worker's time.
 """
 
 from __future__ import annotations
@@ -12,7 +19,6 @@ import argparse
 import json
 import logging
 import os
-import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -20,19 +26,20 @@ from pathlib import Path
 
 from course_lib.grading.cases import Case, CaseFormatError, load_cases
 from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise, course_root, get_exercise
+from course_lib.grading.launch import unsafe_launch
+from course_lib.grading.names import output_names
 from course_lib.grading.report import (
     SubmissionResult,
     feedback_markdown,
     results_json,
     write_grades_csv,
+    write_text,
 )
-from course_lib.grading.runner import (
-    CaseResult,
-    ExerciseResult,
-    read_submission_file,
-    run_exercise,
-)
+from course_lib.grading.results import CaseResult, ExerciseResult
+from course_lib.grading.runner import run_exercise
+from course_lib.grading.safetext import one_line, shown
 from course_lib.grading.sandbox import Limits, SandboxError, detect_tier, selftest
+from course_lib.grading.submission import Submission
 
 TIER_TEXT = {
     "root": "пространства имён Linux, отдельный корень (pivot_root), uid без прав",
@@ -64,6 +71,18 @@ def _parser() -> argparse.ArgumentParser:
         help="после стольких таймаутов остальные тесты упражнения не запускаются",
     )
     parser.add_argument(
+        "--exercise-budget",
+        type=float,
+        default=Limits.exercise_seconds,
+        help="секунд на все тесты одного упражнения",
+    )
+    parser.add_argument(
+        "--submission-budget",
+        type=float,
+        default=Limits.submission_seconds,
+        help="секунд на все упражнения одной работы",
+    )
+    parser.add_argument(
         "--memory-mb", type=int, default=Limits.memory_mb, help="лимит памяти процесса, МБ"
     )
     parser.add_argument(
@@ -80,18 +99,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--sandbox-tier", choices=["root", "userns", "basic"], help=argparse.SUPPRESS)
     return parser
-
-
-def _unique_names(paths: list[Path]) -> list[str]:
-    names: list[str] = []
-    for path in paths:
-        base = re.sub(r"[^\w.@+-]", "_", path.resolve().name) or "submission"
-        base = base.lstrip(".") or "submission"
-        name, counter = base, 2
-        while name in names:
-            name, counter = f"{base}-{counter}", counter + 1
-        names.append(name)
-    return names
 
 
 def _load_all(layout: CourseLayout, exercises: list[Exercise]) -> dict[str, list[list[Case]]]:
@@ -120,7 +127,7 @@ def _check_sandbox(limits: Limits, layout: CourseLayout, allow_weak: bool) -> st
     if report["readable"] and not allow_weak:
         return (
             "Песочница не скрывает от решений файлы курса: "
-            + ", ".join(report["readable"])
+            + one_line(", ".join(map(str, report["readable"])))
             + ". Запустите проверку от root (или там, где доступны user namespaces), "
             "либо добавьте --allow-weak-sandbox, если понимаете риск."
         )
@@ -130,7 +137,7 @@ def _check_sandbox(limits: Limits, layout: CourseLayout, allow_weak: bool) -> st
 
 
 def _internal_failure(exercise: Exercise, phases: list[list[Case]], error: BaseException) -> ExerciseResult:
-    detail = f"внутренняя ошибка проверяющей программы: {type(error).__name__}: {error}"
+    detail = shown(f"внутренняя ошибка проверяющей программы: {type(error).__name__}: {error}")
     cases = [CaseResult(case, False, "sandbox", detail) for phase in phases for case in phase]
     return ExerciseResult(exercise, "crash", cases, detail)
 
@@ -139,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     started = time.monotonic()
     logging.basicConfig(format="%(levelname)s %(message)s", stream=sys.stderr)
+    unsafe = unsafe_launch(args.submissions)
+    if unsafe:
+        print(f"Ошибка: {unsafe}", file=sys.stderr)
+        return 2
     layout = CourseLayout(course_root(args.course_root))
     try:
         exercises = (
@@ -158,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         import_timeout=args.import_timeout,
         max_timeouts=args.max_timeouts,
         memory_mb=args.memory_mb,
+        exercise_seconds=args.exercise_budget,
+        submission_seconds=args.submission_budget,
         tier=args.sandbox_tier or detect_tier(),
     )
     problem = _check_sandbox(limits, layout, args.allow_weak_sandbox)
@@ -167,21 +180,33 @@ def main(argv: list[str] | None = None) -> int:
 
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    names = _unique_names(args.submissions)
-    folders = [path.resolve() for path in args.submissions]
+    names = output_names(args.submissions)
+    folders = [Path(os.path.abspath(path)) for path in args.submissions]
     hide = sorted({str(layout.root), str(out), *(str(folder.parent) for folder in folders)})
-
-    results: dict[tuple[int, str], ExerciseResult] = {}
-    remaining = {index: len(exercises) for index in range(len(folders))}
     failed_internally = False
 
-    def grade_one(index: int, exercise: Exercise) -> ExerciseResult:
-        folder = folders[index]
-        if not folder.is_dir():
-            source, failure = None, None
-        else:
-            source, failure = read_submission_file(folder, exercise)
-        return run_exercise(exercise, source, phases[exercise.name], limits, hide, failure)
+    def grade_submission(index: int) -> list[ExerciseResult]:
+        """One worker, one submission, its exercises one after another."""
+        nonlocal failed_internally
+        deadline = time.monotonic() + limits.submission_seconds
+        submission = Submission.open(folders[index], layout)
+        graded = []
+        try:
+            for exercise in exercises:
+                try:
+                    found = submission.read(exercise)
+                    graded.append(
+                        run_exercise(
+                            exercise, found.source, phases[exercise.name], limits, hide,
+                            found.failure, deadline, found.flags,
+                        )
+                    )  # fmt: skip
+                except Exception as error:  # a grader bug must not stop the batch
+                    failed_internally = True
+                    graded.append(_internal_failure(exercise, phases[exercise.name], error))
+        finally:
+            submission.close()
+        return graded
 
     try:
         from tqdm import tqdm
@@ -194,59 +219,42 @@ def main(argv: list[str] | None = None) -> int:
     )
     finished: list[SubmissionResult | None] = [None] * len(folders)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {
-            pool.submit(grade_one, index, exercise): (index, exercise)
-            for index in range(len(folders))
-            for exercise in exercises
-        }
+        futures = {pool.submit(grade_submission, index): index for index in range(len(folders))}
         for future in as_completed(futures):
-            index, exercise = futures[future]
-            try:
-                results[(index, exercise.name)] = future.result()
-            except Exception as error:  # a grader bug must not stop the batch
-                failed_internally = True
-                results[(index, exercise.name)] = _internal_failure(
-                    exercise, phases[exercise.name], error
-                )
-            remaining[index] -= 1
-            if remaining[index] == 0:
-                finished[index] = _write_submission(
-                    out, names[index], folders[index], exercises, results, index,
-                    args.hidden_visibility,
-                )
-                if bar is not None:
-                    bar.update(1)
+            index = futures[future]
+            submission = SubmissionResult(names[index], future.result(), source=str(folders[index]))
+            finished[index] = _report(out, submission, folders[index], args.hidden_visibility)
+            if bar is not None:
+                bar.update(1)
     if bar is not None:
         bar.close()
     submissions = [result for result in finished if result is not None]
     write_grades_csv(out / "grades.csv", submissions, [exercise.name for exercise in exercises])
     elapsed = time.monotonic() - started
     print(
-        f"Проверено работ: {len(submissions)} за {elapsed:.1f} с. Результаты: {out}",
+        f"Проверено работ: {len(submissions)} за {elapsed:.1f} с. Результаты: {one_line(str(out))}",
         file=sys.stderr,
     )
     return 1 if failed_internally else 0
 
 
-def _write_submission(
-    out: Path,
-    name: str,
-    folder: Path,
-    exercises: list[Exercise],
-    results: dict[tuple[int, str], ExerciseResult],
-    index: int,
-    hidden_visibility: str,
-) -> SubmissionResult:
-    submission = SubmissionResult(name, [results[(index, exercise.name)] for exercise in exercises])
-    if not folder.is_dir():
+def _report(out: Path, submission: SubmissionResult, folder: Path, hidden_visibility: str) -> SubmissionResult:
+    """Write one submission's files; a failure here is this submission's status, not the batch's."""
+    if not os.path.lexists(folder):
         submission.internal_error = f"Папка работы не найдена: {folder}"
-    target = out / name
-    target.mkdir(parents=True, exist_ok=True)
-    (target / "results.json").write_text(
-        json.dumps(results_json(submission, hidden_visibility), ensure_ascii=False, indent=1),
-        encoding="utf-8",
-    )
-    (target / "feedback.md").write_text(feedback_markdown(submission), encoding="utf-8")
+    elif os.path.islink(folder):
+        submission.internal_error = f"Папка работы — символическая ссылка, не проверяется: {folder}"
+    target = out / submission.name
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(results_json(submission, hidden_visibility), ensure_ascii=False, indent=1)
+        write_text(target / "results.json", text)
+        write_text(target / "feedback.md", feedback_markdown(submission))
+    except Exception as error:  # noqa: BLE001 - whatever it was, it is this submission's alone
+        submission.report_error = one_line(f"{type(error).__name__}: {error}")[:300]
+        logging.getLogger("course_lib.grading").warning(
+            "%s: отчёт не записан: %s", one_line(submission.name), submission.report_error
+        )
     return submission
 
 

@@ -11,6 +11,7 @@ process, with `type(a) is type(b)` at every level: True is not 1, a str subclass
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 
@@ -31,7 +32,8 @@ class Opaque:
 
 
 class Pairs:
-    """A dict whose keys could not be rebuilt here (unhashable keys): never equal to a dict."""
+    """A dict whose keys are not all str (unhashable, or hashes anyone can collide): never equal
+    to a dict, and never hashed here."""
 
     __slots__ = ("items",)
 
@@ -43,9 +45,40 @@ class Pairs:
 
 
 MAX_DEPTH = 80
+MAX_NODES = 300_000  # the child sends at most 200,000 per value
+DECODE_SECONDS = 2.0
 
 
-def decode(node: Any, depth: int = 0) -> Any:
+class _Budget:
+    """Bounds one decode: node count (linear work) and, checked every 4,096 nodes, wall time."""
+
+    __slots__ = ("nodes", "deadline")
+
+    def __init__(self, seconds: float) -> None:
+        self.nodes = 0
+        self.deadline = time.monotonic() + seconds
+
+    def spend(self) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise ProtocolViolation("слишком много узлов")
+        if not self.nodes & 4095 and time.monotonic() > self.deadline:
+            raise ProtocolViolation("разбор ответа занял слишком много времени")
+
+
+def decode(node: Any, seconds: float = DECODE_SECONDS) -> Any:
+    """Tagged data -> a value, in time linear in its size.
+
+    Dicts are rebuilt only when every key is a str (str hashes are randomized per process, so keys
+    chosen to collide cannot make insertion quadratic). Any other key kind — ints, floats, tuples,
+    whose hashes anyone can make collide — gives `Pairs`, which never equals a dict: expected values
+    come from JSON, whose keys are always str.
+    """
+    return _decode(node, 0, _Budget(seconds))
+
+
+def _decode(node: Any, depth: int, budget: _Budget) -> Any:
+    budget.spend()
     if depth > MAX_DEPTH:
         raise ProtocolViolation("слишком глубокая вложенность")
     if type(node) is not list or not node or type(node[0]) is not str:
@@ -61,27 +94,29 @@ def decode(node: Any, depth: int = 0) -> Any:
     if tag == "i" and type(value) is int:
         return value
     if tag == "f" and type(value) in (float, int):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise ProtocolViolation("число не помещается во float") from None
     if tag == "s" and type(value) is str:
         return value
     if tag in ("l", "t") and type(value) is list:
-        items = [decode(item, depth + 1) for item in value]
+        items = [_decode(item, depth + 1, budget) for item in value]
         return items if tag == "l" else tuple(items)
     if tag == "d" and type(value) is list:
         pairs = []
         for item in value:
             if type(item) is not list or len(item) != 2:
                 raise ProtocolViolation("элемент словаря должен быть парой")
-            pairs.append((decode(item[0], depth + 1), decode(item[1], depth + 1)))
-        try:
-            result = {}
-            for key, item in pairs:
-                if key in result:
-                    raise ProtocolViolation("повторяющийся ключ словаря")
-                result[key] = item
-            return result
-        except TypeError:
+            pairs.append((_decode(item[0], depth + 1, budget), _decode(item[1], depth + 1, budget)))
+        if not all(type(key) is str for key, _ in pairs):
             return Pairs(pairs)
+        result = {}
+        for key, item in pairs:
+            if key in result:
+                raise ProtocolViolation("повторяющийся ключ словаря")
+            result[key] = item
+        return result
     if tag == "x" and type(value) is str:
         return Opaque(value[:80])
     raise ProtocolViolation(f"неизвестный тег {tag!r}")
@@ -95,7 +130,7 @@ def _type_label(value: Any) -> str:
     if isinstance(value, Opaque):
         return value.type_name
     if isinstance(value, Pairs):
-        return "dict с нехешируемыми ключами"
+        return "dict с ключами не-строками"
     return type(value).__name__
 
 

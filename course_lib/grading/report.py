@@ -1,8 +1,12 @@
 """What grading produces: Gradescope's results.json, a Russian feedback.md, and the class's grades.csv.
 
-Hidden cases are described with their name, the fixed-vocabulary reason and the author's hint only:
-never their inputs, never the expected value, never what the student's code printed or returned on
-them (that text is under the student's control and could echo hidden inputs back).
+results.json and feedback.md are the student's. A hidden case shows only its name, passed / not
+passed and the author's fixed hint: never its inputs, the expected value, what the code printed or
+returned, nor even the reason it failed (the student's code chooses how it fails — an exception, a
+wrong type, running out of memory — and could spell hidden inputs that way). For the same reason
+the status a student sees comes from the import and the public cases only. grades.csv is the
+instructor's and has the full status. Every string is written through `safetext` (no lone
+surrogates, terminal escapes or spreadsheet formulas) and every file with surrogate-safe encoding.
 """
 
 from __future__ import annotations
@@ -13,12 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_lib.grading.runner import STATUSES, CaseResult, ExerciseResult
+from course_lib.grading.results import STATUSES, CaseResult, ExerciseResult
+from course_lib.grading.safetext import csv_cell, deep_shown, shown
 
 SUBMISSION_STATUS_PRIORITY = ("crash", "memory", "timeout", "syntax_error", "missing")
-HIDDEN_NOTE = (
-    "Данные скрытых тестов не показываются: только название теста, причина и подсказка."
-)
+REPORT_ERROR = "report_error"  # grades.csv only: this submission's report could not be written
+HIDDEN_NOTE = "Данные скрытых тестов не показываются: только название теста и подсказка."
 
 
 @dataclass
@@ -26,6 +30,8 @@ class SubmissionResult:
     name: str
     exercises: list[ExerciseResult]
     internal_error: str = ""
+    source: str = ""  # the folder as given on the command line
+    report_error: str = ""
 
     @property
     def score(self) -> float:
@@ -37,18 +43,34 @@ class SubmissionResult:
 
     @property
     def status(self) -> str:
-        statuses = {result.status for result in self.exercises}
-        for status in SUBMISSION_STATUS_PRIORITY:
-            if status in statuses:
-                return status
-        return "ok"
+        """The instructor's status (grades.csv), from every case."""
+        if self.report_error:
+            return REPORT_ERROR
+        return _worst(result.status for result in self.exercises)
+
+    @property
+    def shown_status(self) -> str:
+        """The student's status (results.json), from the import and public cases only."""
+        return _worst(result.shown_status for result in self.exercises)
 
     def status_details(self) -> str:
-        return "; ".join(
-            f"{result.exercise.name}: {result.status}"
+        details = [
+            f"{result.exercise.name}: {status}"
             for result in self.exercises
-            if result.status != "ok"
-        )
+            for status in (result.status, *result.flags)
+            if status != "ok"
+        ]
+        if self.report_error:
+            details.append(f"report: {self.report_error}")
+        return "; ".join(details)
+
+
+def _worst(statuses: Iterable[str]) -> str:
+    found = set(statuses)
+    for status in SUBMISSION_STATUS_PRIORITY:
+        if status in found:
+            return status
+    return "ok"
 
 
 def _test_output(result: CaseResult, exercise: ExerciseResult) -> str:
@@ -56,7 +78,7 @@ def _test_output(result: CaseResult, exercise: ExerciseResult) -> str:
         return "Пройден."
     if result.case.visibility == "hidden":
         hint = f" Подсказка: {result.case.hint}" if result.case.hint else ""
-        return f"Не пройден: {result.reason}.{hint}"
+        return f"Не пройден.{hint}"
     lines = [f"Не пройден: {result.reason}."]
     if result.detail:
         lines.append(result.detail)
@@ -85,7 +107,7 @@ def results_json(submission: SubmissionResult, hidden_visibility: str = "after_p
                         "exercise": exercise.exercise.name,
                         "case": result.case.name,
                         "kind": result.case.visibility,
-                        "reason": result.category,
+                        "reason": result.category if not hidden else _hidden_reason(result),
                     },
                 }
             )
@@ -93,10 +115,10 @@ def results_json(submission: SubmissionResult, hidden_visibility: str = "after_p
     for exercise in submission.exercises:
         summary.append(
             f"{exercise.exercise.name}: {_points(exercise.score)} из {_points(exercise.max_score)}"
-            f" ({exercise.status})"
+            f" ({exercise.shown_status})"
         )
     summary.append(HIDDEN_NOTE)
-    return {
+    return deep_shown({
         "score": submission.score,
         "output": "\n".join(summary),
         "visibility": "visible",
@@ -104,19 +126,25 @@ def results_json(submission: SubmissionResult, hidden_visibility: str = "after_p
         "tests": tests,
         "extra_data": {
             "submission": submission.name,
-            "status": submission.status,
+            "source": submission.source,
+            "status": submission.shown_status,
             "exercises": {
                 exercise.exercise.name: {
                     "score": exercise.score,
                     "max_score": exercise.max_score,
-                    "status": exercise.status,
+                    "status": exercise.shown_status,
                     "passed": exercise.passed,
                     "total": len(exercise.cases),
+                    "flags": list(exercise.flags),
                 }
                 for exercise in submission.exercises
             },
         },
-    }
+    })
+
+
+def _hidden_reason(result: CaseResult) -> str:
+    return "passed" if result.passed else "failed"
 
 
 def _points(value: float) -> str:
@@ -164,9 +192,9 @@ def feedback_markdown(submission: SubmissionResult) -> str:
             f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}, "
             f"скрытые: {sum(r.passed for r in hidden)} из {len(hidden)}"
         )
-        if exercise.status != "ok":
+        if exercise.shown_status != "ok":
             lines.append(
-                f"Состояние: {STATUS_TEXT[exercise.status]}. Пройдено: {counts}."
+                f"Состояние: {STATUS_TEXT[exercise.shown_status]}. Пройдено: {counts}."
             )
             if exercise.message:
                 lines += ["", *_fenced(exercise.message)]
@@ -177,13 +205,16 @@ def feedback_markdown(submission: SubmissionResult) -> str:
             lines.append(f"Пройдено: {counts}.")
         failed_public = [r for r in public if not r.passed]
         failed_hidden = [r for r in hidden if not r.passed]
-        if exercise.cases and all(r.category == "not_implemented" for r in exercise.cases):
+        # Only public cases' reasons decide these summaries; hidden ones are passed or not.
+        if public and all(r.category == "not_implemented" for r in public) and not any(
+            r.passed for r in hidden
+        ):
             lines += ["", "Не реализовано: все тесты получили NotImplementedError из заготовки."]
             continue
-        if exercise.status != "ok" and exercise.message and all(
-            r.detail == exercise.message for r in failed_public + failed_hidden
+        if exercise.shown_status != "ok" and exercise.message and all(
+            r.detail == exercise.message for r in failed_public
         ):
-            continue  # every case failed for the one reason shown above
+            continue  # it stopped before the hidden cases: every case failed for that one reason
         if failed_public:
             lines += ["", "Открытые тесты, которые не прошли:"]
             for result in failed_public:
@@ -197,26 +228,32 @@ def feedback_markdown(submission: SubmissionResult) -> str:
             lines += ["", "Скрытые тесты, которые не прошли:"]
             for result in failed_hidden:
                 hint = f" Подсказка: {result.case.hint}" if result.case.hint else ""
-                lines.append(f"- ❌ «{result.case.name}» — {result.reason}.{hint}")
-    return "\n".join(lines) + "\n"
+                lines.append(f"- ❌ «{result.case.name}».{hint}")
+    return shown("\n".join(lines) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """UTF-8 that cannot fail on what slipped past `shown` (a lone surrogate becomes \\udXXX)."""
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
+        handle.write(text)
 
 
 def write_grades_csv(path: Path, submissions: Iterable[SubmissionResult], exercises: list[str]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["submission", "status", "score", "max_score", *exercises, "details"])
+        writer.writerow(["submission", "status", "score", "max_score", *exercises, "details", "source"])
         for submission in submissions:
             by_name = {result.exercise.name: result for result in submission.exercises}
-            writer.writerow(
-                [
-                    submission.name,
-                    submission.status,
-                    f"{submission.score:.2f}",
-                    f"{submission.max_score:.2f}",
-                    *[f"{by_name[name].score:.2f}" if name in by_name else "" for name in exercises],
-                    submission.status_details(),
-                ]
-            )
+            row = [
+                submission.name,
+                submission.status,
+                f"{submission.score:.2f}",
+                f"{submission.max_score:.2f}",
+                *[f"{by_name[name].score:.2f}" if name in by_name else "" for name in exercises],
+                submission.status_details(),
+                submission.source,
+            ]
+            writer.writerow([csv_cell(cell) for cell in row])
 
 
 assert set(SUBMISSION_STATUS_PRIORITY) | {"ok"} == set(STATUSES)

@@ -18,41 +18,57 @@ Tiers (chosen once per process by `detect_tier()`, or forced with `Limits.tier`)
 
 In every tier:
 
-* wall-clock limits are enforced here, by the grader: per case, and for the import; on expiry the
-  whole process group is killed with SIGKILL (and, with a PID namespace, the kernel kills whatever
-  is left once the namespace's init is gone, including processes that left the group);
+* wall-clock limits are enforced here, by the grader: per case, per import, per exercise and per
+  submission (`runner`); on expiry the whole process group is killed with SIGKILL (and, with a PID
+  namespace, the kernel kills whatever is left once the namespace's init is gone);
 * RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE and RLIMIT_CORE=0 are set in the
   child; RLIMIT_NPROC only in the ``root`` tier, where the uid is the child's own;
+* a seccomp filter (``root``/``userns``: required; ``basic`` on Linux: best effort) leaves the
+  harness one process (no fork, vfork or clone of a process; threads only), so RLIMIT_AS and
+  RLIMIT_CPU cover the child as a whole; it also denies kernel keyrings, sysinfo, flock, inotify,
+  namespaces, mounts, tracing, BPF, io_uring and replacing or closing the result fds
+  (`child.seccomp`);
 * the child's raw stdout/stderr go to a pipe that the grader drains and caps; `print()` inside the
   child goes to an in-memory buffer capped at `output_chars`;
-* the grader sends the child only the exercise's source and the cases' inputs (length-prefixed
-  marshal frames on its stdin); hidden inputs are sent only after every public result has been
-  received, so nothing shown to the student (public results, printed text) can carry them;
-* results come back over a separate pipe (fd 3) as length-prefixed JSON, which the grader parses
-  with hard size limits and validates by exact shape and type (see `runner`) before comparing it,
-  in its own process, with expected values the child never received.
+* the grader sends the child only the exercise's source, the cases' inputs and its own compiled
+  harness (length-prefixed marshal frames on its stdin); hidden inputs are sent only after every
+  public result has been received, so nothing shown to the student can carry them;
+* results come back over a separate pipe (fd 3) as length-prefixed JSON stamped with a per-child
+  nonce (frames the student's code writes there itself are rejected), parsed with hard size limits,
+  validated by exact shape and type and decoded in linear time (`compare`) before being compared,
+  in this process, with expected values the child never received;
+* inside the child the student's code runs on threads of its own, away from the harness, behind an
+  audit hook (`child.guard`): no module holds the harness, no frame walk reaches it, the garbage
+  collector's object lists, ctypes and hand-made bytecode are refused; exception classes are
+  decided by identity with the real builtins (`child.values`).
 
 What it does not stop, honestly:
 
-* the child is free to claim anything over fd 3 (it runs the student's code in its own
-  interpreter): it can claim a return value, which only scores if it equals the hidden expected
-  value; and it can deliberately lie that it did not mutate its inputs (mutation is detected by the
-  child re-encoding the arguments after the call; plain mutation is caught, a deliberate forgery of
-  that report is not);
-* CPU time is limited per process, not per cgroup: a child that forks (up to RLIMIT_NPROC in the
-  ``root`` tier) uses more CPU until the wall clock kills the group;
+* the harness shares an interpreter with the student's code; it is out of reach through every
+  Python-level path we know of, but a memory-safety bug in CPython, or a finalizer of the student's
+  that the cyclic garbage collector runs on the harness's thread and that resumes a generator whose
+  frame it kept, could still reach it and forge what only the child can observe: "arguments not
+  mutated" and "which exception class". A forged return value still scores only if it equals a
+  hidden expected value the child never saw. A call's own background thread that undoes its
+  mutation before the call returns is, by what the grader can observe, not a mutation;
+* CPU time is limited per process (the whole child, since it cannot fork); starving the machine of
+  CPU, and timing channels through shared caches, are out of scope;
 * the child sees /usr and the Python installation read-only (system files, the system's own
   site-packages): nothing of the course unless it is installed there, which `hide` then covers;
 * during the hidden phase the child holds that exercise's hidden inputs in memory; it has no
-  network and no persistent file system, and its output in that phase is never shown, but which
-  hidden cases pass is reported (one bit per case, by design);
+  network and no persistent file system, no sibling of its submission runs at the same time, its
+  output and the reasons its cases fail are never shown; which hidden cases pass is reported (one
+  bit per case, by design);
+* two submissions graded at the same time by different workers could still signal each other
+  through timing if their authors collude; `--jobs 1` rules that out;
 * the ``basic`` tier hides nothing, has no network isolation, cannot reap processes that call
   setsid() and daemonize, and runs as the grading user (who could be signalled or traced);
-* the kernel is shared: a kernel exploit, or starving the machine of CPU, is out of scope.
+* the kernel is shared: a kernel exploit is out of scope.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import os
@@ -69,7 +85,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib.grading.safetext import one_line
+
 CHILD_SCRIPT = Path(__file__).with_name("_child.py")
+CHILD_PACKAGE = Path(__file__).with_name("child")
 TIERS = ("root", "userns", "basic")
 FRAME_LIMIT = 16 * 1024 * 1024
 SANDBOX_UID_RANGE = (1_100_000_000, 1_900_000_000)
@@ -90,6 +109,8 @@ class Limits:
     output_bytes: int = 1 << 20  # raw fd 1/2 output per child before it is killed
     output_chars: int = 4000  # print() output kept per case
     result_bytes: int = 8 << 20  # all result frames of one child together
+    exercise_seconds: float = 15.0  # wall clock for all of one exercise's cases, restarts included
+    submission_seconds: float = 60.0  # wall clock for all exercises of one submission
     tier: str | None = None  # None: detect_tier()
 
     def child_limits(self) -> dict[str, int]:
@@ -123,6 +144,19 @@ def python_executable() -> str:
     """The real interpreter (not a venv symlink), so the binds above cover it."""
     base = getattr(sys, "_base_executable", None) or sys.executable
     return os.path.realpath(base)
+
+
+@functools.lru_cache(maxsize=1)
+def child_modules() -> tuple[tuple[str, bytes], ...]:
+    """The child's modules, compiled once here and shipped in its config (see child/__init__)."""
+    from course_lib.grading.child import MODULES
+
+    compiled = []
+    for name in MODULES:
+        path = CHILD_PACKAGE / f"{name}.py"
+        code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+        compiled.append((name, marshal.dumps(code)))
+    return tuple(compiled)
 
 
 def _bind_sources() -> list[str]:
@@ -172,6 +206,9 @@ class ChildSession:
         self.workdir = tempfile.mkdtemp(prefix="course-sandbox-")
         os.chmod(self.workdir, 0o700)
         full = dict(config)
+        self._nonce = secrets.token_hex(16)  # frames without it were not written by the harness
+        full["nonce"] = self._nonce
+        full["modules"] = child_modules()
         full["tier"] = self.tier
         full["limits"] = limits.child_limits()
         full["output_chars"] = limits.output_chars
@@ -337,7 +374,7 @@ class ChildSession:
             frame = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as error:
             raise ChildGone("protocol") from error
-        if type(frame) is not dict:
+        if type(frame) is not dict or frame.pop("k", None) != self._nonce:
             raise ChildGone("protocol")
         return frame
 
@@ -434,16 +471,20 @@ class ChildSession:
         self.close()
 
 
-def selftest(limits: Limits, probe_paths: list[str], hide: list[str] = ()) -> dict:
-    """Start a child with no student code and report what it can reach (tier, uid, files, net)."""
-    session = ChildSession({"kind": "selftest", "probe_paths": probe_paths}, limits, hide)
+def selftest(
+    limits: Limits, probe_paths: list[str], hide: list[str] = (), probe_syscalls: bool = False
+) -> dict:
+    """Start a child with no student code and report what it can reach (tier, uid, files, net);
+    with `probe_syscalls`, also the errno of each syscall the seccomp filter must refuse."""
+    config = {"kind": "selftest", "probe_paths": probe_paths, "probe_syscalls": probe_syscalls}
+    session = ChildSession(config, limits, hide)
     try:
         frame = session.recv(timeout=10)
     finally:
         session.close()
     if frame.get("type") == "sandbox_error":
-        raise SandboxError(str(frame.get("message")))
+        raise SandboxError(one_line(str(frame.get("message")))[:300])
     if frame.get("type") != "selftest":
-        raise SandboxError(f"unexpected self-test answer: {frame!r}")
+        raise SandboxError(f"unexpected self-test answer: {one_line(repr(frame))[:300]}")
     frame["tier"] = session.tier
     return frame

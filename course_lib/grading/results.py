@@ -1,0 +1,109 @@
+"""What grading one exercise yields: per-case results, the exercise's status, the fixed vocabulary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from course_lib.grading.cases import Case
+from course_lib.grading.catalog import Exercise
+
+# The fixed vocabulary of outcomes (public cases and the instructor's grades.csv; a hidden case
+# shows the student only passed / not passed and its hint).
+CATEGORIES = {
+    "passed": "пройден",
+    "wrong_value": "неверный результат",
+    "wrong_type": "результат неверного типа",
+    "expected_raise": "ожидалось исключение, а функция вернула значение",
+    "unexpected_raise": "выброшено исключение, а ожидался результат",
+    "wrong_exception": "выброшено исключение не того типа",
+    "mutated_input": "изменены входные данные",
+    "returned_input": "возвращён входной объект вместо нового",
+    "not_implemented": "ещё не реализовано (NotImplementedError)",
+    "timeout": "превышен лимит времени",
+    "exercise_budget": "исчерпан общий лимит времени на упражнение",
+    "submission_budget": "исчерпан общий лимит времени на всю работу",
+    "memory": "превышен лимит памяти",
+    "crash": "процесс с решением аварийно завершился",
+    "output_limit": "слишком большой вывод",
+    "protocol": "нарушен протокол обмена с проверяющей программой",
+    "syntax_error": "синтаксическая ошибка в файле",
+    "import_error": "ошибка при импорте файла",
+    "missing": "нет файла или нужной функции/класса",
+    "not_run": "не запускался: слишком много таймаутов в этом упражнении",
+    "sandbox": "сбой песочницы проверки",
+}
+
+# Exercise status (one per exercise, and the grades.csv vocabulary).
+STATUS_OF_CATEGORY = {
+    "timeout": "timeout",
+    "exercise_budget": "timeout",
+    "submission_budget": "timeout",
+    "memory": "memory",
+    "crash": "crash",
+    "output_limit": "crash",
+    "protocol": "crash",
+    "sandbox": "crash",
+    "import_error": "crash",
+    "syntax_error": "syntax_error",
+    "missing": "missing",
+}
+STATUSES = ("ok", "syntax_error", "missing", "timeout", "memory", "crash")
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    passed: bool
+    category: str
+    detail: str = ""  # may quote inputs and outputs: shown for public cases only
+    output: str = ""  # what the student's code printed (public cases only)
+
+    @property
+    def reason(self) -> str:
+        return CATEGORIES[self.category]
+
+
+@dataclass
+class ExerciseResult:
+    exercise: Exercise
+    status: str  # from every case: for the instructor (grades.csv)
+    cases: list[CaseResult] = field(default_factory=list)
+    message: str = ""  # why it failed to run, if that happened before any hidden input was sent
+    shown_status: str | None = None  # from the import and public cases only: for the student
+    flags: tuple[str, ...] = ()  # noted, not penalized (e.g. "hard_link")
+
+    def __post_init__(self) -> None:
+        if self.shown_status is None:
+            self.shown_status = self.status
+
+    @property
+    def max_score(self) -> float:
+        return self.exercise.points
+
+    def case_points(self) -> float:
+        return self.exercise.points / len(self.cases) if self.cases else 0.0
+
+    @property
+    def score(self) -> float:
+        return round(sum(self.case_points() for result in self.cases if result.passed), 4)
+
+    @property
+    def passed(self) -> int:
+        return sum(result.passed for result in self.cases)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A case that produced no result frame."""
+
+    category: str
+    detail: str
+
+
+def status_of(results: list[CaseResult], import_failure: Failure | None) -> str:
+    if import_failure is not None:
+        return STATUS_OF_CATEGORY.get(import_failure.category, "crash")
+    for result in results:
+        if result.category in STATUS_OF_CATEGORY and result.category not in ("missing",):
+            return STATUS_OF_CATEGORY[result.category]
+    return "ok"

@@ -1,0 +1,2 @@
+def build_summary_source(previous_summary, messages):
+    return "\ud800" * 10

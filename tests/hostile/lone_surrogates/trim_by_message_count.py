@@ -1,0 +1,1 @@
+raise ImportError("нет модуля \ud800\x1b[2J")

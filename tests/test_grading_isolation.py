@@ -1,0 +1,115 @@
+"""Limits that cover the child as a whole, and what runs at the same time as what."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from course_lib.grading import cli, sandbox
+from course_lib.grading.cases import load_cases
+from course_lib.grading.catalog import BY_NAME, CourseLayout
+from course_lib.grading.child import seccomp
+from course_lib.grading.runner import run_exercise
+from course_lib.grading.sandbox import Limits, detect_tier, selftest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUT = CourseLayout(ROOT)
+namespaced = pytest.mark.skipif(
+    os.name != "posix" or detect_tier() == "basic", reason="needs the namespace sandbox"
+)
+
+
+@namespaced
+def test_the_child_cannot_fork_make_keys_or_read_global_counters():
+    """memory_fanout, keyring, sysinfo: refused by the seccomp filter, threads still work."""
+    if os.uname().machine not in seccomp.ARCHES:
+        pytest.skip("no seccomp table for this architecture")
+    report = selftest(Limits(), [], probe_syscalls=True)
+    calls = report["syscalls"]
+    assert calls.pop("thread") == 0
+    assert calls and set(calls.values()) == {errno.EPERM}, calls
+
+
+def test_the_filter_is_well_formed_for_every_supported_architecture():
+    for machine in seccomp.ARCHES:
+        program = seccomp.build(machine)
+        assert program and len(program) % 8 == 0 and len(program) // 8 < 4096
+    assert seccomp.build("sparc") is None
+
+
+def _shifted(source: str, exercise) -> str:
+    return source + f"\nimport time as _t\n_real = {exercise.entry}\n" + (
+        f"def {exercise.entry}(*args):\n    _t.sleep(0.3)\n    return _real(*args)\n"
+    )
+
+
+def test_the_exercise_budget_stops_a_slow_but_correct_solution():
+    exercise = BY_NAME["commit_turn"]
+    source = _shifted((ROOT / "solutions" / "commit_turn.py").read_text(encoding="utf-8"), exercise)
+    public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+    started = time.monotonic()
+    result = run_exercise(exercise, source, [public], Limits(exercise_seconds=0.8, tier=detect_tier()))
+    assert time.monotonic() - started < 3
+    categories = [case.category for case in result.cases]
+    assert categories[0] == "passed" and categories[-1] == "exercise_budget"
+    assert result.status == "timeout"
+    assert "исчерпан общий лимит времени на упражнение (0.8 с)" in result.message
+
+
+def test_the_submission_budget_stops_what_is_left():
+    exercise = BY_NAME["commit_turn"]
+    source = (ROOT / "solutions" / "commit_turn.py").read_text(encoding="utf-8")
+    public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+    result = run_exercise(exercise, source, [public], Limits(), deadline=time.monotonic() - 1)
+    assert {case.category for case in result.cases} == {"submission_budget"}
+    assert result.status == "timeout"
+
+
+def test_no_two_children_of_one_submission_ever_run_at_once(tmp_path, monkeypatch):
+    """sysinfo_covert_channel: a hidden phase never has a concurrent sibling to signal to."""
+    spans: list[tuple[str, float, float]] = []
+    lock = threading.Lock()
+    original_init, original_close = sandbox.ChildSession.__init__, sandbox.ChildSession.close
+
+    def init(self, config, limits, hide=()):
+        marker = config.get("source", "").rsplit("# submission ", 1)[-1] if "source" in config else None
+        self._span = (marker, time.monotonic()) if marker else None
+        original_init(self, config, limits, hide)
+
+    def close(self):
+        original_close(self)
+        if getattr(self, "_span", None):
+            with lock:
+                spans.append((self._span[0], self._span[1], time.monotonic(), self))
+            self._span = None
+
+    monkeypatch.setattr(sandbox.ChildSession, "__init__", init)
+    monkeypatch.setattr(sandbox.ChildSession, "close", close)
+    folders = []
+    for index in range(4):
+        folder = tmp_path / f"student{index}"
+        shutil.copytree(ROOT / "solutions", folder)
+        for path in folder.glob("*.py"):  # tells the children of each submission apart
+            path.write_text(path.read_text(encoding="utf-8") + f"\n# submission {index}\n", encoding="utf-8")
+        folders.append(str(folder))
+    out = tmp_path / "out"
+    names = ["commit_turn", "split_into_turns", "count_message_tokens"]
+    args = [*folders, "--out", str(out), "--jobs", "2", "--no-progress", "--allow-weak-sandbox"]
+    assert cli.main([*args, *[f"--exercise={name}" for name in names]]) == 0
+    by_submission: dict[str, list[tuple[float, float]]] = {}
+    for key, start, end, _ in spans:
+        by_submission.setdefault(key, []).append((start, end))
+    assert len(by_submission) == 4 and all(len(v) >= 3 for v in by_submission.values())
+    for intervals in by_submission.values():
+        intervals.sort()
+        for (_, end), (start, _) in zip(intervals, intervals[1:]):
+            assert end <= start  # one after another within a submission
+    all_spans = sorted((s, e) for _, s, e, _ in spans)
+    overlapping_across = any(b[0] < a[1] for a, b in zip(all_spans, all_spans[1:]))
+    assert overlapping_across  # while different submissions did run in parallel
