@@ -5,13 +5,36 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.course-installed
+PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
+
+# requirements.txt is the one source of versions, uv's own included.
+UV_PIN := $(shell grep -m1 '^uv==' requirements.txt 2>/dev/null)
 
 .PHONY: lab test notebooks bench install clean
 
+# uv installs the pinned requirements in seconds (pip: about a minute on a fresh machine).
+# uv comes from PATH, or is fetched once into .venv/.uv by the system's pip (or the venv's own);
+# when there is no way to get it, pip does the job. The venv gets pip too, for %pip in notebooks.
+UV_BOOT := $(VENV)/.uv
+
 $(STAMP): requirements.txt pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@set -e; \
+	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV); \
+	uv="$$(command -v uv || true)"; \
+	if [ -z "$$uv" ] && [ ! -x $(UV_BOOT)/bin/uv ] && [ -n "$(UV_PIN)" ]; then \
+	  if $(PYTHON) -m pip --version >/dev/null 2>&1; then pip_cmd="$(PYTHON) -m pip"; \
+	  else $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade >/dev/null; pip_cmd="$(PY) -m pip"; fi; \
+	  $$pip_cmd install --quiet --disable-pip-version-check --target $(UV_BOOT) "$(UV_PIN)" >/dev/null 2>&1 || true; \
+	fi; \
+	if [ -z "$$uv" ] && [ -x $(UV_BOOT)/bin/uv ]; then uv=$(UV_BOOT)/bin/uv; fi; \
+	if [ -n "$$uv" ] && "$$uv" pip install --quiet --python $(PY) -r requirements.txt pip \
+	   && "$$uv" pip install --quiet --python $(PY) --no-deps -e .; then \
+	  echo "Зависимости установлены через uv ($$uv)."; \
+	else \
+	  echo "uv недоступен: устанавливаю через pip (это дольше)."; \
+	  $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade >/dev/null; \
+	  $(PIP) -r requirements.txt && $(PIP) --no-deps -e .; \
+	fi
 	$(PY) -m course_lib doctor
 	@touch $(STAMP)
 
@@ -20,8 +43,21 @@ install: $(STAMP)
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# Lab's root is the course folder, so notebooks/ and exercises/ are both in the file browser.
+# jupyter/config (news and update pop-ups off) is added to the config path; the student's own
+# ~/.jupyter is read as usual and never written. The first layout (00_setup open, the file browser
+# at the course folder) is copied once into LAB_STATE; after that Lab keeps the student's layout.
+# LAB_ARGS passes more options (the browser test: --no-browser, port, token).
+LAB_STATE ?= $(VENV)/course-lab
+WORKSPACE := $(LAB_STATE)/workspaces/default-37a8.jupyterlab-workspace
+LAB_ARGS  ?=
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
+	@mkdir -p "$(LAB_STATE)/workspaces"
+	@test -f "$(WORKSPACE)" || cp jupyter/workspace.json "$(WORKSPACE)"
+	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
+	  exec $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+	  --LabApp.workspaces_dir="$(LAB_STATE)/workspaces" $(ROOT_FLAG) $(LAB_ARGS)
 
 # Unit tests, exercise and grader checks, and nbval over every notebook, in one pytest run.
 # A student bundle from `course_lib release` has no tests/: there it checks that every notebook runs

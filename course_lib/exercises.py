@@ -9,14 +9,17 @@ nbval compares it. Hidden cases run only at grading; the report says so.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
+
+from IPython.display import display
 
 from course_lib.grading.cases import load_cases
 from course_lib.grading.catalog import EXERCISES, CourseLayout, find_course_root, get_exercise
 from course_lib.grading.runner import ExerciseResult, read_submission_file, run_exercise
 from course_lib.grading.sandbox import Limits
 
-__all__ = ["check", "run_check", "EXERCISE_NAMES"]
+__all__ = ["CheckReport", "check", "run_check", "EXERCISE_NAMES"]
 
 EXERCISE_NAMES = tuple(exercise.name for exercise in EXERCISES)
 HIDDEN_NOTE = (
@@ -53,45 +56,111 @@ def _clip(text: str) -> str:
     return text if len(text) <= DETAIL_LIMIT else text[: DETAIL_LIMIT - 1] + "…"
 
 
-def format_report(result: ExerciseResult, folder_name: str = "exercises") -> str:
+# Marks from ordinary text fonts (DejaVu has them), never emoji: without an emoji font those render
+# as empty boxes and pass looks like fail. The words say it again for anyone who cannot see colour.
+PASS_MARK, FAIL_MARK = "✔", "✘"
+PASS_COLOR, FAIL_COLOR = "#1e8449", "#c0392b"
+
+# A report is a list of (kind, text) lines; kind decides the mark and the colour.
+TITLE, PASS, FAIL, DETAIL, TOTAL_PASS, TOTAL_FAIL, NOTE = (
+    "title", "pass", "fail", "detail", "total_pass", "total_fail", "note"
+)
+
+
+def report_lines(result: ExerciseResult, folder_name: str = "exercises") -> list[tuple[str, str]]:
     exercise = result.exercise
     where = f"{folder_name}/{exercise.name}.py"
-    lines = [f"Упражнение {exercise.name} — «{exercise.title}» ({where})"]
+    lines = [(TITLE, f"Упражнение {exercise.name} — «{exercise.title}» ({where})")]
     total = len(result.cases)
     noun = "Класс" if exercise.kind == "class" else "Функция"
     if total == 0:
-        lines.append("Открытых тестов для этого упражнения нет.")
+        lines.append((NOTE, "Открытых тестов для этого упражнения нет."))
     elif all(case.category == "not_implemented" for case in result.cases):
-        lines.append(
-            f"❌ {noun} {exercise.entry} ещё не реализована: замените raise NotImplementedError "
-            "своим решением."
-            if exercise.kind == "function"
-            else f"❌ {noun} {exercise.entry} ещё не реализован: замените raise "
-            "NotImplementedError своим решением."
-        )
+        done = "реализована" if exercise.kind == "function" else "реализован"
+        lines.append((FAIL, f"{noun} {exercise.entry} ещё не {done}: замените raise NotImplementedError "
+                            "своим решением."))
     elif result.message and all(case.detail == result.message for case in result.cases):
-        lines.append(f"❌ {result.cases[0].reason[:1].upper()}{result.cases[0].reason[1:]}:")
-        lines.append(f"   {_clip(result.message)}")
+        reason = result.cases[0].reason
+        lines.append((FAIL, f"{reason[:1].upper()}{reason[1:]}:"))
+        lines.append((DETAIL, _clip(result.message)))
     else:
         for case in result.cases:
             if case.passed:
-                lines.append(f"✅ {case.case.name}")
+                lines.append((PASS, f"пройден: {case.case.name}"))
                 continue
-            lines.append(f"❌ {case.case.name} — {case.reason}")
+            lines.append((FAIL, f"не пройден: {case.case.name} — {case.reason}"))
             if case.detail:
-                lines.append(f"   {_clip(case.detail)}")
+                lines.append((DETAIL, _clip(case.detail)))
             if case.output:
-                lines.append(f"   вывод: {_clip(case.output.rstrip())}")
+                lines.append((DETAIL, f"вывод: {_clip(case.output.rstrip())}"))
     passed = result.passed
     if total and passed == total:
-        lines.append(f"Все открытые тесты пройдены: {passed} из {total}.")
+        lines.append((TOTAL_PASS, f"Все открытые тесты пройдены: {passed} из {total}."))
     elif total:
-        lines.append(f"Открытые тесты: пройдено {passed} из {total}.")
-    lines.append(HIDDEN_NOTE)
-    return "\n".join(lines)
+        lines.append((TOTAL_FAIL, f"Открытые тесты: пройдено {passed} из {total}."))
+    lines.append((NOTE, HIDDEN_NOTE))
+    return lines
+
+
+def _text_line(kind: str, text: str) -> str:
+    if kind in (PASS, TOTAL_PASS):
+        return f"{PASS_MARK} {text}"
+    if kind in (FAIL, TOTAL_FAIL):
+        return f"{FAIL_MARK} {text}"
+    if kind == DETAIL:
+        return "   " + text
+    return text
+
+
+def _html_line(kind: str, text: str) -> str:
+    body = html.escape(text)
+    if kind == TITLE:
+        return f'<div style="font-weight:bold">{body}</div>'
+    if kind in (PASS, FAIL):
+        mark, color = (PASS_MARK, PASS_COLOR) if kind == PASS else (FAIL_MARK, FAIL_COLOR)
+        return (f'<div class="course-check-{kind}"><span style="color:{color};font-weight:bold">'
+                f"{mark}</span> {body}</div>")
+    if kind == DETAIL:
+        return (f'<pre style="margin:0 0 2px 1.4em;white-space:pre-wrap;font-size:12px;'
+                f'color:#444">{body}</pre>')
+    if kind in (TOTAL_PASS, TOTAL_FAIL):
+        good = kind == TOTAL_PASS
+        color, background = (PASS_COLOR, "#eafaf1") if good else (FAIL_COLOR, "#fdecea")
+        return (f'<div class="course-check-{"passed" if good else "failed"}" style="color:{color};'
+                f"background:{background};font-weight:bold;border-radius:4px;padding:3px 6px;"
+                f'margin:3px 0">{PASS_MARK if good else FAIL_MARK} {body}</div>')
+    return f'<div style="color:#555;font-size:12px">{body}</div>'
+
+
+class CheckReport:
+    """check()'s result as a notebook shows it: coloured HTML, and the same lines as text/plain."""
+
+    def __init__(self, result: ExerciseResult, folder_name: str = "exercises") -> None:
+        self.result = result
+        self.lines = report_lines(result, folder_name)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.result.cases) and self.result.passed == len(self.result.cases)
+
+    def __str__(self) -> str:
+        return "\n".join(_text_line(kind, text) for kind, text in self.lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return ('<div class="course-check" style="line-height:1.45">'
+                + "".join(_html_line(kind, text) for kind, text in self.lines) + "</div>")
+
+
+def format_report(result: ExerciseResult, folder_name: str = "exercises") -> str:
+    return str(CheckReport(result, folder_name))
 
 
 def check(name: str, *, root: str | Path | None = None, folder: str | Path | None = None) -> None:
-    """Print the public-case report for exercise `name` (e.g. "commit_turn" or "SessionHistory")."""
+    """Show the public-case report for exercise `name` (e.g. "commit_turn" or "SessionHistory").
+
+    In a notebook: coloured HTML with a plain-text twin; elsewhere (a console, pytest) the text.
+    """
     result = run_check(name, root=root, folder=folder)
-    print(format_report(result, Path(folder).name if folder is not None else "exercises"))
+    display(CheckReport(result, Path(folder).name if folder is not None else "exercises"))

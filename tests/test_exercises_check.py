@@ -17,16 +17,16 @@ def test_stub_report_is_exact(capsys, monkeypatch):
     check("commit_turn")
     assert capsys.readouterr().out == (
         "Упражнение commit_turn — «Сохранение завершённого хода» (exercises/commit_turn.py)\n"
-        "❌ Функция commit_turn ещё не реализована: замените raise NotImplementedError "
+        "✘ Функция commit_turn ещё не реализована: замените raise NotImplementedError "
         "своим решением.\n"
-        "Открытые тесты: пройдено 0 из 4.\n"
+        "✘ Открытые тесты: пройдено 0 из 4.\n"
         f"{HIDDEN_NOTE}\n"
     )
 
 
 def test_class_stub_report(capsys):
     check("SessionHistory", root=ROOT)
-    assert "❌ Класс SessionHistory ещё не реализован" in capsys.readouterr().out
+    assert "✘ Класс SessionHistory ещё не реализован" in capsys.readouterr().out
 
 
 def test_reference_passes_every_public_case(capsys):
@@ -34,11 +34,11 @@ def test_reference_passes_every_public_case(capsys):
     assert capsys.readouterr().out == (
         "Упражнение rolling_compress — «Скользящее summary с K свежими сообщениями» "
         "(solutions/rolling_compress.py)\n"
-        "✅ пример из условия\n"
-        "✅ сжимать нечего\n"
-        "✅ повторное сжатие заменяет summary\n"
-        "✅ отрицательный keep — ValueError\n"
-        "Все открытые тесты пройдены: 4 из 4.\n"
+        "✔ пройден: пример из условия\n"
+        "✔ пройден: сжимать нечего\n"
+        "✔ пройден: повторное сжатие заменяет summary\n"
+        "✔ пройден: отрицательный keep — ValueError\n"
+        "✔ Все открытые тесты пройдены: 4 из 4.\n"
         f"{HIDDEN_NOTE}\n"
     )
 
@@ -53,10 +53,10 @@ def test_failures_say_why_and_output_is_deterministic(tmp_path, capsys):
     first = capsys.readouterr().out
     check("trim_by_message_count", root=ROOT, folder=tmp_path)
     assert capsys.readouterr().out == first
-    assert "✅ всё помещается" not in first  # it returns a list with the system prompt twice
-    assert "❌ пример из условия — неверный результат" in first
+    assert "✔ пройден: всё помещается" not in first  # it returns a list with the system prompt twice
+    assert "✘ не пройден: пример из условия — неверный результат" in first
     assert "результат[1]['role']: ожидалось 'user', получено 'assistant'" in first
-    assert "❌ отрицательный max_messages — ValueError — ожидалось исключение" in first
+    assert "✘ не пройден: отрицательный max_messages — ValueError — ожидалось исключение" in first
     assert first.rstrip().endswith(HIDDEN_NOTE)
 
 
@@ -64,7 +64,7 @@ def test_syntax_errors_and_missing_files(tmp_path, capsys):
     (tmp_path / "split_into_turns.py").write_text("def split_into_turns(history:\n", encoding="utf-8")
     check("split_into_turns", root=ROOT, folder=tmp_path)
     out = capsys.readouterr().out
-    assert "❌ Синтаксическая ошибка в файле:" in out and "(строка 1)" in out
+    assert "✘ Синтаксическая ошибка в файле:" in out and "(строка 1)" in out
     check("select_recent_turns", root=ROOT, folder=tmp_path)
     assert "нет файла select_recent_turns.py" in capsys.readouterr().out
 

@@ -31,6 +31,7 @@ from course_lib.widgets.context import (
 from course_lib.widgets.render import TranscriptEntry, plural, render_context, render_transcript
 
 from course_lib.scenarios import MONITOR_DIALOGUE as MONITOR, MONITOR_RECALL as RECALL
+COUNTER = TokenCounter()
 SUMMARY_TEXT = "Заказ 7718, монитор: подставка пришла с трещиной, коробка целая, фото сделано."
 
 
@@ -52,8 +53,11 @@ class ScriptedLLM:
             text = SUMMARY_TEXT
         else:
             text = f"Ответ поддержки №{number}."
+        # Usage as a provider with the course's own tokenizer would report it: ChatService calibrates
+        # its budget against prompt_tokens, so made-up figures would move the window.
+        prompt = COUNTER.count_messages(messages)
         return LLMResult(text=text, finish_reason="stop", model="scripted", response_id=f"resp-{number}",
-                         prompt_tokens=100 + number, completion_tokens=10, total_tokens=110 + number)
+                         prompt_tokens=prompt, completion_tokens=10, total_tokens=prompt + 10)
 
 
 def make_service(budget: int = 300, *, with_summary: bool = True, llm: ScriptedLLM | None = None):
@@ -332,15 +336,19 @@ def test_offline_model_recall_after_summary(offline_settings):
         assert any(e.kind == SUMMARY for e in view.sent)
 
 
-def test_text_fallback_of_the_widgets_is_short_and_stable():
-    """nbval compares text/plain outputs; the widgets' must not contain random Session IDs."""
+def test_text_fallback_of_the_widgets_is_short_stable_and_says_what_to_do():
+    """nbval compares text/plain outputs; the widgets' must not contain random Session IDs, and a
+    notebook opened before its cells ran shows them: they tell the student what to do."""
     service, _ = make_service()
     panel = chat_panel(service)
     say(panel.chat, MONITOR[0])
     bundles = [w._repr_mimebundle_()["text/plain"] for w in (panel, panel.chat, panel.inspector, panel.budget)]
+    hint = "выполните по порядку ячейки выше и эту (Shift+Enter)"
     assert bundles == [
-        "ChatPanel(чат, инспектор контекста, бюджет окна)",
-        "ChatWidget(чат поддержки)",
-        "ContextInspector(инспектор контекста)",
-        "BudgetExplorer(бюджет окна)",
+        f"▶ Чат с инспектором контекста: {hint}, чтобы открыть чат.",
+        f"▶ Чат поддержки: {hint}, чтобы открыть чат.",
+        f"▶ Инспектор контекста: {hint}, чтобы увидеть запрос к модели.",
+        f"▶ Бюджет окна: {hint}, чтобы двигать ползунок бюджета.",
     ]
+    assert all(len(text) < 110 for text in bundles)  # ipywidgets cuts text/plain at 110 characters
+    assert bundles == [w._repr_mimebundle_()["text/plain"] for w in (panel, panel.chat, panel.inspector, panel.budget)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_lib.widgets import Option, Quiz, QuizQuestion
-from course_lib.widgets.quiz import RIGHT, WRONG
+from course_lib.widgets.quiz import RIGHT, TEXT_FALLBACK, WRONG
 
 SINGLE = dict(
     question="Когда безопасно добавлять новый ход user/assistant в историю сессии?",
@@ -109,5 +109,23 @@ def test_multiple_choice_with_one_correct_option_is_allowed():
         QuizQuestion("?", [("а", True), 5])
 
 
-def test_text_fallback_is_the_question():
-    assert Quiz(**SINGLE)._repr_mimebundle_()["text/plain"].startswith("Quiz('Когда безопасно")
+def test_text_fallback_says_what_to_do_and_gives_nothing_away():
+    text = Quiz(**SINGLE)._repr_mimebundle_()["text/plain"]
+    assert text == TEXT_FALLBACK and "выполните эту ячейку (Shift+Enter)" in text
+    assert "True" not in text and "Сразу после" not in text and len(text) < 110
+
+
+def test_single_choice_looks_like_radio_buttons_multiple_like_checkboxes():
+    single, multiple = Quiz(**SINGLE), Quiz(**MULTIPLE)
+    assert "course-quiz-single" in single._dom_classes and "<style>" in single.children[0].value
+    assert "course-quiz-multiple" in multiple._dom_classes and "<style>" not in multiple.children[0].value
+
+
+def test_reordered_question_keeps_answers_attached_to_their_options():
+    question = QuizQuestion(**SINGLE)
+    shown = question.reordered([2, 0, 1])
+    assert [o.text for o in shown.options] == [question.options[i].text for i in (2, 0, 1)]
+    assert shown.correct_indices == {2} and shown.check([2]).correct
+    assert Quiz(shown).select(2).correct
+    with pytest.raises(ValueError, match="перестановка"):
+        question.reordered([0, 0, 1])

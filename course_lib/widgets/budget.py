@@ -13,11 +13,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course_lib.widgets.chat import ChatController, ChatServiceLike, describe_error
+from course_lib.widgets.chat import ChatController, ChatServiceLike, describe_error, has_summary_service
 from course_lib.widgets.context import HISTORY, ContextView, context_from_request
-from course_lib.widgets.render import BLOCK, esc, notice, render_context
+from course_lib.widgets.render import BLOCK, esc, notice, render_context, run_hint
 
-DEFAULT_PROBE_TEXT = "Напомните номер заказа и что именно было повреждено."
+# Generic on purpose: notebooks pass their scenario's question (`probe_text=`).
+DEFAULT_PROBE_TEXT = "Напомните, пожалуйста, номер моего заказа."
 _UNLIMITED = 10**9
 
 
@@ -37,6 +38,7 @@ class BudgetController:
         self.configured_budget = int(service.history_policy.input_token_budget)
         self.budget = int(budget) if budget is not None else self.configured_budget
         self.probe_text = probe_text
+        self.summary_enabled = has_summary_service(service)
         self.view: ContextView | None = None
         self.error: str | None = None
         self.required_tokens: int | None = None
@@ -86,8 +88,10 @@ class BudgetController:
             f"Бюджет {self.budget} → в окне ходов: {kept // 2} из {total // 2} (самые свежие), "
             f"выпадает: {len(view.left_out) // 2}."
         )
-        if view.left_out:
+        if view.left_out and self.summary_enabled:
             line += " При настоящем ответе ChatService со summary свернул бы выпавшие ходы в summary."
+        elif view.left_out:
+            line += " При настоящем ответе выпавшие ходы просто не попадут в запрос."
         return line
 
     def _preview(self, budget: int, *, record_error: bool = False) -> ContextView | None:
@@ -185,8 +189,8 @@ class BudgetExplorer(widgets.VBox):
         self.add_class("course-budget")
         self.refresh()
 
-    def __repr__(self) -> str:  # stable text/plain fallback (see ChatWidget.__repr__)
-        return "BudgetExplorer(бюджет окна)"
+    def __repr__(self) -> str:  # text/plain fallback (see ChatWidget.__repr__)
+        return run_hint("Бюджет окна", "чтобы двигать ползунок бюджета")
 
     def refresh(self) -> None:
         """Recompute the slider's range for the current session and redraw."""
@@ -228,4 +232,4 @@ class BudgetExplorer(widgets.VBox):
         self.summary_html.value = (
             f'<div style="font-size:12px;margin:2px 0;{BLOCK}">{esc(controller.summary_line())}</div>'
         )
-        self.html.value = render_context(controller.view)
+        self.html.value = render_context(controller.view, show_summary=controller.summary_enabled)

@@ -17,6 +17,7 @@ import ipywidgets as widgets
 from course_lib.chat_service import ChatReply, ChatServiceError, SessionSnapshot
 from course_lib.console import print_reply
 from course_lib.prompts.tags import unwrap_tag
+from course_lib.widgets.chat_input import ChatInput
 from course_lib.widgets.context import ContextView, context_from_request
 from course_lib.widgets.render import (
     TranscriptEntry,
@@ -24,7 +25,10 @@ from course_lib.widgets.render import (
     notice,
     render_metrics,
     render_transcript,
+    run_hint,
 )
+
+INPUT_HINT = "Enter — отправить, Shift+Enter — новая строка"
 
 
 class ChatServiceLike(Protocol):
@@ -51,11 +55,28 @@ def describe_error(error: Exception) -> str:
     return f"Непредвиденная ошибка ({type(error).__name__}): {error}"
 
 
-def metric_lines(reply: ChatReply) -> list[str]:
-    """The console's lines about a reply (without the reply text itself), plus the call count."""
+def has_summary_service(service: Any) -> bool:
+    """Does the service fold old turns into a summary? (`ChatService` keeps it as `_summary_service`.)
+
+    Without one, the widgets say nothing about summaries: a student of notebook 04 has not met them.
+    A service that does not tell is assumed to have one.
+    """
+    for name in ("summary_service", "_summary_service"):
+        if hasattr(service, name):
+            return getattr(service, name) is not None
+    return True
+
+
+def metric_lines(reply: ChatReply, *, summary: bool = True) -> list[str]:
+    """The console's lines about a reply (without the reply text itself), plus the call count.
+
+    `summary=False` drops the console's summary lines (always "нет" for a service without one).
+    """
     lines: list[str] = []
     print_reply(reply, lines.append)
     lines = [line for line in lines if not line.startswith("Assistant: ")]
+    if not summary:
+        lines = [line for line in lines if not line.lower().startswith("summary")]
     lines.append(f"Вызовов модели на этом ходу: {reply.llm_calls}")
     if reply.summary_total_tokens is not None:
         lines.append(f"Токенов на создание summary: {reply.summary_total_tokens}")
@@ -90,6 +111,7 @@ class ChatController:
         new_session_id: Callable[[], str] | None = None,
     ) -> None:
         self.service = service
+        self.summary_enabled = has_summary_service(service)
         self._new_session_id = new_session_id or (lambda: uuid4().hex)
         self.session_id: str = session_id or self._new_session_id()
         self.transcript: list[TranscriptEntry] = []
@@ -115,7 +137,9 @@ class ChatController:
 
     @property
     def metrics(self) -> list[str]:
-        return [] if self.last_reply is None else metric_lines(self.last_reply)
+        if self.last_reply is None:
+            return []
+        return metric_lines(self.last_reply, summary=self.summary_enabled)
 
     def subscribe(self, listener: Listener) -> None:
         """Call `listener(controller)` after every send, new dialogue or error."""
@@ -199,12 +223,10 @@ class ChatWidget(widgets.VBox):
         self.session_html = widgets.HTML()
         self.transcript_html = widgets.HTML(layout=widgets.Layout(border="1px solid #ddd", padding="4px"))
         self.transcript_html.add_class("course-chat-transcript")
-        self.message_box = widgets.Textarea(
-            placeholder="Сообщение клиента…",
-            rows=2,
-            layout=widgets.Layout(width="100%"),
-        )
+        self.message_box = ChatInput(placeholder="Сообщение клиента…", rows=2,
+                                     layout=widgets.Layout(width="100%"))
         self.message_box.add_class("course-chat-input")
+        self.message_box.on_submit(lambda _box: self._on_send())
         self.send_button = widgets.Button(description="Отправить", button_style="primary",
                                           icon="paper-plane")
         self.send_button.add_class("course-chat-send")
@@ -226,6 +248,8 @@ class ChatWidget(widgets.VBox):
                 self.session_html,
                 self.transcript_html,
                 self.message_box,
+                widgets.HTML(f'<div class="course-chat-hint" style="font-size:12px;color:#555;'
+                             f'line-height:1.3">{INPUT_HINT}</div>'),
                 widgets.HBox([self.send_button, self.new_dialog_button]),
                 self.status_html,
                 self.metrics_html,
@@ -235,10 +259,10 @@ class ChatWidget(widgets.VBox):
         self.add_class("course-chat")
         self.refresh()
 
-    # A short, stable text/plain fallback: the default repr dumps every child's HTML (with the
-    # random Session ID), which would make nbval's output comparison flaky.
+    # The text/plain fallback: what to do to see the chat. Short and stable: the default repr
+    # dumps every child's HTML (with the random Session ID), which nbval would compare.
     def __repr__(self) -> str:
-        return "ChatWidget(чат поддержки)"
+        return run_hint("Чат поддержки", "чтобы открыть чат")
 
     def refresh(self) -> None:
         controller = self.controller
@@ -269,6 +293,7 @@ class ChatWidget(widgets.VBox):
         self.message_box.value = ""
 
     def _set_busy(self, busy: bool) -> None:
+        self.message_box.disabled = busy
         self.send_button.disabled = busy
         self.new_dialog_button.disabled = busy
         if busy:

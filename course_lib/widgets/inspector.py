@@ -14,14 +14,28 @@ import ipywidgets as widgets
 
 from course_lib.widgets.chat import ChatController
 from course_lib.widgets.context import ContextView
-from course_lib.widgets.render import render_context
+from course_lib.widgets.render import render_context, run_hint
 
 
 class ContextInspector(widgets.VBox):
-    """Shows a `ContextView`. `ContextInspector(chat)` follows a chat widget or controller."""
+    """Shows a `ContextView`. `ContextInspector(chat)` follows a chat widget or controller.
 
-    def __init__(self, chat: Any = None, *, title: str = "Инспектор контекста", **kwargs: Any) -> None:
+    `show_summary` defaults to whether the followed chat's service has a summary service.
+    """
+
+    def __init__(
+        self,
+        chat: Any = None,
+        *,
+        title: str = "Инспектор контекста",
+        show_summary: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.view: ContextView | None = None
+        controller = getattr(chat, "controller", chat)
+        if show_summary is None:
+            show_summary = getattr(controller, "summary_enabled", True)
+        self.show_summary = show_summary
         self.html = widgets.HTML(layout=widgets.Layout(max_height="640px", overflow="auto"))
         self.html.add_class("course-inspector-body")
         super().__init__(children=[widgets.HTML(f"<b>{title}</b>"), self.html], **kwargs)
@@ -30,8 +44,8 @@ class ContextInspector(widgets.VBox):
         if chat is not None:
             self.attach(chat)
 
-    def __repr__(self) -> str:  # stable text/plain fallback (see ChatWidget.__repr__)
-        return "ContextInspector(инспектор контекста)"
+    def __repr__(self) -> str:  # text/plain fallback (see ChatWidget.__repr__)
+        return run_hint("Инспектор контекста", "чтобы увидеть запрос к модели")
 
     def attach(self, chat: Any) -> None:
         """Follow a `ChatWidget` or `ChatController`: redraw after each reply or new dialogue."""
@@ -41,4 +55,4 @@ class ContextInspector(widgets.VBox):
 
     def show(self, view: ContextView | None) -> None:
         self.view = view
-        self.html.value = render_context(view)
+        self.html.value = render_context(view, show_summary=self.show_summary)

@@ -7,9 +7,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course_lib.widgets.budget import BudgetExplorer
+from course_lib.widgets.budget import DEFAULT_PROBE_TEXT, BudgetExplorer
 from course_lib.widgets.chat import ChatServiceLike, ChatWidget
 from course_lib.widgets.inspector import ContextInspector
+from course_lib.widgets.render import run_hint
 
 
 class ChatPanel(widgets.HBox):
@@ -21,6 +22,7 @@ class ChatPanel(widgets.HBox):
         *,
         session_id: str | None = None,
         new_session_id: Callable[[], str] | None = None,
+        probe_text: str = DEFAULT_PROBE_TEXT,
         **kwargs: Any,
     ) -> None:
         self.service = service
@@ -28,7 +30,7 @@ class ChatPanel(widgets.HBox):
                                layout=widgets.Layout(flex="1 1 45%", min_width="320px",
                                                      padding="0 8px 0 0"))
         self.inspector = ContextInspector(self.chat)
-        self.budget = BudgetExplorer(service, self.chat,
+        self.budget = BudgetExplorer(service, self.chat, probe_text=probe_text,
                                      layout=widgets.Layout(margin="10px 0 0 0",
                                                            border_top="1px solid #ddd"))
         right = widgets.VBox([self.inspector, self.budget],
@@ -40,15 +42,18 @@ class ChatPanel(widgets.HBox):
                          **kwargs)
         self.add_class("course-chat-panel")
 
-    def __repr__(self) -> str:  # stable text/plain fallback (see ChatWidget.__repr__)
-        return "ChatPanel(чат, инспектор контекста, бюджет окна)"
+    def __repr__(self) -> str:  # text/plain fallback (see ChatWidget.__repr__)
+        return run_hint("Чат с инспектором контекста", "чтобы открыть чат")
 
 
-def chat_panel(service: Any, *, session_id: str | None = None) -> ChatPanel:
+def chat_panel(
+    service: Any, *, session_id: str | None = None, probe_text: str = DEFAULT_PROBE_TEXT
+) -> ChatPanel:
     """Chat, context inspector and budget slider side by side.
 
     `service` is a `ChatService` (or anything with the same methods); a `ChatApp` from
-    `build_chat_app()` works too and is unwrapped to its `.chat_service`.
+    `build_chat_app()` works too and is unwrapped to its `.chat_service`. `probe_text` is the
+    budget explorer's "next message" (pass the notebook scenario's recall question).
     """
     service = getattr(service, "chat_service", service)
-    return ChatPanel(service, session_id=session_id)
+    return ChatPanel(service, session_id=session_id, probe_text=probe_text)

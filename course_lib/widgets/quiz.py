@@ -1,10 +1,14 @@
 """Self-check questions for the notebooks: single or multiple choice, feedback at once.
 
 `QuizQuestion` holds the question and checks an answer (plain Python, tested headlessly). `Quiz` is
-the widget: one row per option (a checkbox and a wrapping label, so long Russian options are never
-cut off). Single choice answers as soon as an option is picked; multiple choice has a
-"Проверить" button. After every answer the widget marks the picked options, says what was wrong
-and shows the explanation.
+the widget: one row per option (a box and a wrapping label, so long Russian options are never
+cut off). Single choice looks like radio buttons and answers as soon as an option is picked;
+multiple choice has checkboxes and a "Проверить" button. After every answer the widget marks the
+picked options, says what was wrong and shows the explanation.
+
+Notebooks do not build quizzes in cells (students would read the answers there): they call
+`course_lib.quizzes.show_quiz(notebook, quiz_id)`, which loads the question from a data file and
+shows its options in a fixed shuffled order. Direct use, for tests and experiments:
 
     Quiz(
         "Когда безопасно добавлять новый ход в историю сессии?",
@@ -30,6 +34,22 @@ from course_lib.widgets.render import esc
 # Marks that ordinary text fonts have (DejaVu, Liberation...): emoji would need an emoji font.
 RIGHT = '<span style="color:#1e8449">✔</span>'
 WRONG = '<span style="color:#c0392b">✘</span>'
+
+# What a notebook shows before the cell has run (or when the widget's model is gone after a
+# kernel restart and the stored text/plain is all Lab has).
+TEXT_FALLBACK = "▶ Вопрос для самопроверки: выполните эту ячейку (Shift+Enter), чтобы увидеть его и ответить."
+
+# ipywidgets has no radio button with a wrapping label: single choice keeps the checkbox rows and
+# draws the boxes as circles. An HTML widget's <style> applies to the page, scoped by the class.
+RADIO_STYLE = (
+    "<style>"
+    ".course-quiz-single .course-quiz-row input[type=checkbox]{-webkit-appearance:none;appearance:none;"
+    "width:15px;height:15px;margin:0;border:2px solid #5d6d7e;border-radius:50%;background:#fff;"
+    "cursor:pointer}"
+    ".course-quiz-single .course-quiz-row input[type=checkbox]:checked{border-color:#2e86de;"
+    "background:radial-gradient(circle,#2e86de 0 38%,#fff 45%)}"
+    "</style>"
+)
 
 OptionSpec = Union["Option", tuple[str, bool], tuple[str, bool, str], str]
 
@@ -89,6 +109,17 @@ class QuizQuestion:
             raise ValueError(f"Вопрос {question!r} с одним ответом, а верных вариантов {len(correct)}.")
         self.correct_indices: frozenset[int] = frozenset(correct)
 
+    def reordered(self, order: Sequence[int]) -> QuizQuestion:
+        """The same question with its options shown in `order` (indices into `self.options`)."""
+        if sorted(order) != list(range(len(self.options))):
+            raise ValueError(f"Порядок вариантов {list(order)} — не перестановка 0…{len(self.options) - 1}.")
+        return QuizQuestion(
+            self.question,
+            [self.options[index] for index in order],
+            explanation=self.explanation,
+            multiple=self.multiple,
+        )
+
     @property
     def hint(self) -> str:
         if self.multiple:
@@ -120,19 +151,24 @@ class QuizQuestion:
 
 
 class Quiz(widgets.VBox):
-    """The question as a widget. Same arguments as `QuizQuestion`."""
+    """The question as a widget: the same arguments as `QuizQuestion`, or a ready `QuizQuestion`
+    (options shown in its order)."""
 
     def __init__(
         self,
-        question: str,
-        options: Sequence[OptionSpec],
+        question: str | QuizQuestion,
+        options: Sequence[OptionSpec] = (),
         *,
         explanation: str = "",
         multiple: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        self.question = QuizQuestion(question, options, explanation=explanation, multiple=multiple)
+        if isinstance(question, QuizQuestion):
+            self.question = question
+        else:
+            self.question = QuizQuestion(question, options, explanation=explanation, multiple=multiple)
         self.result: QuizResult | None = None
+        self.quiz_id: str | None = None  # "<notebook>/<id>" when shown by course_lib.quizzes.show_quiz
         self._syncing = False
 
         self.checkboxes: list[widgets.Checkbox] = []
@@ -158,7 +194,8 @@ class Quiz(widgets.VBox):
 
         children: list[widgets.Widget] = [
             widgets.HTML(
-                f'<div style="font-weight:bold;margin-bottom:2px;line-height:1.4">{esc(self.question.question)}</div>'
+                ("" if self.question.multiple else RADIO_STYLE)
+                + f'<div style="font-weight:bold;margin-bottom:2px;line-height:1.4">{esc(self.question.question)}</div>'
                 f'<div style="font-size:12px;color:#555">{esc(self.question.hint)}</div>'
             ),
             *rows,
@@ -173,9 +210,10 @@ class Quiz(widgets.VBox):
             **kwargs,
         )
         self.add_class("course-quiz")
+        self.add_class("course-quiz-multiple" if self.question.multiple else "course-quiz-single")
 
-    def __repr__(self) -> str:  # stable text/plain fallback (see ChatWidget.__repr__)
-        return f"Quiz({self.question.question!r})"
+    def __repr__(self) -> str:  # the text/plain fallback; stable for nbval, gives no answer away
+        return TEXT_FALLBACK
 
     @property
     def selected(self) -> tuple[int, ...]:

@@ -45,6 +45,13 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def run_hint(subject: str, goal: str) -> str:
+    """A widget's text/plain fallback: what a notebook shows before the cell has run (or when the
+    widget's model is gone after a kernel restart). Stable, so nbval can compare it; under 110
+    characters, where ipywidgets would cut it."""
+    return f"▶ {subject}: выполните по порядку ячейки выше и эту (Shift+Enter), {goal}."
+
+
 def plural(number: int, forms: tuple[str, str, str]) -> str:
     """Russian plural: plural(1, ("токен", "токена", "токенов")) -> "1 токен"."""
     n = abs(number) % 100
@@ -221,14 +228,22 @@ def _entry_rows(entries: Iterable[ContextEntry], start: int = 1) -> str:
 def _table(rows: str) -> str:
     return (
         '<table style="border-collapse:collapse;width:100%;font-size:12px">'
-        '<tr style="color:#555;text-align:left"><th>#</th><th>пометка</th>'
-        '<th style="text-align:right">токены</th><th>текст</th></tr>'
+        '<tr style="color:#555;text-align:left"><th style="padding:2px 4px">#</th>'
+        '<th style="padding:2px 4px">пометка</th>'
+        '<th style="padding:2px 8px 2px 4px;text-align:right">токены</th>'
+        '<th style="padding:2px 4px">текст сообщения</th></tr>'
         f"{rows}</table>"
     )
 
 
-def render_context(view: ContextView | None, *, empty_text: str | None = None) -> str:
-    """The whole inspector: the bar, the request's messages, what was left out, the summary."""
+def render_context(
+    view: ContextView | None, *, empty_text: str | None = None, show_summary: bool = True
+) -> str:
+    """The whole inspector: the bar, the request's messages, what was left out, the summary.
+
+    `show_summary=False` (a service without a summary service) leaves out the summary line, which
+    would only ever say "нет" there.
+    """
     if view is None:
         return notice(empty_text or "Отправьте сообщение в чате — здесь появится состав запроса к модели.")
     if view.origin == "preview":
@@ -271,6 +286,9 @@ def render_context(view: ContextView | None, *, empty_text: str | None = None) -
     else:
         parts.append('<div style="font-size:12px;color:#555">Все сообщения сессии попали в запрос.</div>')
     parts.append("</div>")
+    if not show_summary and not view.summary:
+        parts.append("</div>")
+        return "".join(parts)
     parts.append('<div class="course-summary" style="margin-top:6px"><b>Текущее summary:</b> ')
     if view.summary:
         parts.append(

@@ -1,9 +1,11 @@
-// End-to-end check of the course widgets in real JupyterLab, driven through Debian's Chromium.
+// A student's session in real JupyterLab, driven through Debian's Chromium.
 //
-// Started by test_browser_e2e.py, which runs JupyterLab and passes everything in the environment:
-//   JUPYTER_URL (http://127.0.0.1:PORT), JUPYTER_TOKEN, NOTEBOOK (path under the server root),
-//   ARTIFACTS_DIR (screenshots), CHROMIUM (the browser binary, /usr/bin/chromium).
-// Exit code 0 means every step passed; on failure a screenshot of the page is saved as failure.png.
+// Started by test_browser_e2e.py, which runs `make lab` on a copy of the course and passes, in the
+// environment: JUPYTER_URL (http://127.0.0.1:PORT), JUPYTER_TOKEN, NOTEBOOK (the demo notebook's
+// path under the course folder), EXERCISE (the exercise file's path), SOLUTION (the text to paste
+// into it), QUIZ_ANSWERS (where the demo quizzes show their correct options), ARTIFACTS_DIR
+// (screenshots), CHROMIUM (the browser binary). Exit code 0 means every step passed; on failure a
+// screenshot of the page is saved as failure.png.
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +19,9 @@ const env = (name) => {
 const base = env("JUPYTER_URL");
 const token = env("JUPYTER_TOKEN");
 const notebook = env("NOTEBOOK");
+const exercise = env("EXERCISE");
+const solution = env("SOLUTION");
+const answers = JSON.parse(env("QUIZ_ANSWERS"));
 const artifacts = env("ARTIFACTS_DIR");
 const executablePath = env("CHROMIUM");
 mkdirSync(artifacts, { recursive: true });
@@ -27,6 +32,7 @@ function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
   log(`ok: ${message}`);
 }
+const shot = (name) => join(artifacts, name);
 
 const browser = await chromium.launch({
   executablePath,
@@ -43,18 +49,45 @@ const browser = await chromium.launch({
     "--no-proxy-server",
   ],
 });
-const page = await browser.newPage({ viewport: { width: 1500, height: 2200 } });
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 page.setDefaultTimeout(30_000);
 page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
 
 const MESSAGE = "На самом мониторе повреждений нет.";
 const RECALL = "Напомните номер заказа и что именно было повреждено.";
 
-async function sendMessage(text) {
+const currentPath = () => page.evaluate(() => window.jupyterapp.shell.currentWidget?.context?.path);
+
+async function openPath(path) {
+  await page.evaluate(async (p) => { await window.jupyterapp.commands.execute("docmanager:open", { path: p }); }, path);
+  await page.waitForFunction((p) => window.jupyterapp.shell.currentWidget?.context?.path === p, path);
+}
+
+async function fileBrowserNames() {
+  return (await page.locator(".jp-FileBrowser .jp-DirListing-itemText").allInnerTexts()).map((t) => t.trim());
+}
+
+async function openFromFileBrowser(name) {
+  const item = page.locator(".jp-FileBrowser .jp-DirListing-item").filter({
+    has: page.locator(".jp-DirListing-itemText", { hasText: new RegExp(`^\\s*${name.replace(".", "\\.")}\\s*$`) }),
+  });
+  await item.waitFor();
+  await item.dblclick();
+}
+
+// The inspector is a separate widget: it is redrawn just after the transcript, so wait for it.
+async function inspectorShows(text) {
+  await page.waitForFunction(
+    (t) => document.querySelector(".course-inspector-body")?.innerText.includes(t), text, { timeout: 10_000 });
+  return page.locator(".course-inspector-body").innerText();
+}
+
+async function sendWithEnter(text) {
   const assistant = page.locator(".course-chat-transcript .course-msg-assistant");
   const before = await assistant.count();
-  await page.locator(".course-chat-input textarea").fill(text);
-  await page.locator("button.course-chat-send").click();
+  const input = page.locator(".course-chat-input textarea");
+  await input.fill(text);
+  await input.press("Enter");
   await page.waitForFunction(
     ([selector, count]) => document.querySelectorAll(selector).length > count,
     [".course-chat-transcript .course-msg-assistant", before],
@@ -67,55 +100,127 @@ async function sendMessage(text) {
 
 try {
   log(`browser ${browser.version()}`);
-  await page.goto(`${base}/lab/tree/${notebook}?token=${token}`);
+
+  // --- make lab: 00_setup open, the file browser at the course folder, no pop-ups -------------
+  await page.goto(`${base}/lab?token=${token}`);
+  await page.waitForFunction(() => window.jupyterapp?.shell?.currentWidget?.context?.path !== undefined,
+    null, { timeout: 60_000 });
+  check((await currentPath()) === "notebooks/00_setup.ipynb", "Lab opens notebooks/00_setup.ipynb");
   await page.waitForFunction(
-    () => window.jupyterapp?.shell?.currentWidget?.sessionContext !== undefined,
-    null,
-    { timeout: 60_000 },
+    () => [...document.querySelectorAll(".jp-FileBrowser .jp-DirListing-itemText")]
+      .some((e) => e.textContent.trim() === "exercises"),
   );
+  const rootNames = await fileBrowserNames();
+  check(rootNames.includes("notebooks") && rootNames.includes("exercises"),
+    `the file browser shows notebooks/ and exercises/: ${rootNames.join(", ")}`);
+  await page.waitForTimeout(3000); // the news toast, when enabled, shows up within a second or two
+  check((await page.locator(".Toastify__toast, .jp-Notification-Toast").count()) === 0,
+    "no news or update pop-up");
+  await page.screenshot({ path: shot("00-lab-start.png") });
+
+  // --- The exercise, opened from the file browser ---------------------------------------------
+  await openFromFileBrowser("exercises");
+  await openFromFileBrowser(exercise.split("/").pop());
+  await page.waitForFunction((p) => window.jupyterapp.shell.currentWidget?.context?.path === p, exercise);
+  const editor = page.locator(".jp-FileEditor .cm-content").first();
+  await editor.waitFor();
+  check((await editor.innerText()).includes("NotImplementedError"), "the exercise opens in Lab's editor");
+  await page.screenshot({ path: shot("01-exercise-open.png") });
+
+  // --- The demo notebook: stored outputs first, then Run All ----------------------------------
+  await page.setViewportSize({ width: 1500, height: 2200 });
+  await openPath(notebook);
   await page.evaluate(async () => {
     const panel = window.jupyterapp.shell.currentWidget;
     await panel.context.ready;
     await panel.sessionContext.ready;
   });
   log("notebook open, kernel ready");
+  const fallback = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output",
+    { hasText: "▶ Вопрос для самопроверки" }).first();
+  await fallback.waitFor({ state: "attached" });
+  await fallback.scrollIntoViewIfNeeded();
+  check(true, "before running, a quiz's output says what to do");
+  await page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").screenshot({ path: shot("02-demo-before-run.png") });
 
-  await page.evaluate(() => window.jupyterapp.commands.execute("notebook:run-all-cells"));
+  await page.evaluate(async () => { await window.jupyterapp.commands.execute("notebook:run-all-cells"); });
   await page.locator(".course-chat").waitFor({ timeout: 60_000 });
   await page.locator(".course-quiz").nth(1).waitFor({ timeout: 30_000 });
-  log("all cells ran: chat panel and quizzes rendered");
+  const report = page.locator(".course-check");
+  await page.waitForFunction(() => document.querySelector(".course-check")?.textContent.includes("Открытые тесты"));
+  let reportText = await report.textContent();
+  check(reportText.includes("✘") && reportText.includes("пройдено 0 из"), "check() reports the stub as failing");
+  await report.screenshot({ path: shot("03-check-failing.png") });
 
+  // --- Paste the solution into Lab's editor, save ---------------------------------------------
+  await openPath(exercise);
+  await editor.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(solution);
+  await page.evaluate(async () => { await window.jupyterapp.commands.execute("docmanager:save"); });
+  await page.waitForFunction(() => window.jupyterapp.shell.currentWidget?.context?.model?.dirty === false);
+  const saved = await fetch(`${base}/api/contents/${exercise}?content=1`, {
+    headers: { Authorization: `token ${token}` },
+  }).then((response) => response.json());
+  check(saved.content.trim() === solution.trim(), "the edited exercise was saved exactly as pasted");
+  await page.screenshot({ path: shot("03b-exercise-saved.png") });
+
+  // --- Run check() again: it passes now ---------------------------------------------------------
+  await openPath(notebook);
+  await page.evaluate(async () => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const index = panel.content.widgets.findIndex((cell) => cell.model.sharedModel.getSource().includes("check("));
+    panel.content.activeCellIndex = index;
+    await window.jupyterapp.commands.execute("notebook:run-cell");
+  });
+  await page.waitForFunction(() => document.querySelector(".course-check")?.textContent.includes("Все открытые тесты пройдены"));
+  reportText = await report.textContent();
+  check(reportText.includes("✔ пройден") && !reportText.includes("✘"), "after the edit check() passes, marked ✔");
+  await report.screenshot({ path: shot("04-check-passing.png") });
+
+  // --- The chat: Shift+Enter is a new line, Enter sends ----------------------------------------
   const transcript = page.locator(".course-chat-transcript");
-  check(
-    (await transcript.innerText()).includes("Фото повреждения уже сделал."),
-    "the chat continues the session: its stored messages are shown",
-  );
-  check(
-    (await page.locator(".course-session-id").innerText()).trim() === "demo",
-    "the Session ID is shown",
-  );
+  check((await transcript.innerText()).includes("Фото повреждения уже сделал."),
+    "the chat continues the session: its stored messages are shown");
+  check((await page.locator(".course-session-id").innerText()).trim() === "demo", "the Session ID is shown");
   const inspector = page.locator(".course-inspector-body");
   check((await inspector.innerText()).includes("Отправьте сообщение"), "the inspector waits for a reply");
 
-  // --- The chat: one message, then the recall question -----------------------------------------
-  await sendMessage(MESSAGE);
-  let text = await inspector.innerText();
+  const input = page.locator(".course-chat-input textarea");
+  const assistantCount = await page.locator(".course-msg-assistant").count();
+  await input.fill("Первая строка");
+  await input.press("Shift+Enter");
+  await input.pressSequentially("вторая строка");
+  await page.waitForTimeout(800);
+  const typed = await input.inputValue();
+  check(typed === "Первая строка\nвторая строка", `Shift+Enter adds a line: ${JSON.stringify(typed)}`);
+  check((await page.locator(".course-msg-assistant").count()) === assistantCount
+    && (await page.locator(".course-chat").count()) === 1, "Shift+Enter neither sends nor re-runs the cell");
+  await input.fill("");
+
+  await sendWithEnter(MESSAGE);
+  // The box is emptied right after the reply is drawn (a separate update from the kernel).
+  await page.waitForFunction(() => document.querySelector(".course-chat-input textarea")?.value === "",
+    null, { timeout: 10_000 });
+  check(true, "Enter sent the message and emptied the box");
+  let text = await inspectorShows(MESSAGE);
   check(text.includes("Последний запрос к модели"), "the inspector shows the last request");
   check(text.includes(MESSAGE) && text.includes("новое сообщение"), "the new user message is marked");
   check(/Использовано \d+ из 300 токенов бюджета/.test(text), "the budget bar reads used of 300");
   check(text.includes("developer-инструкция"), "the developer message is marked");
+  check(/токены\s+текст сообщения/.test(text), "the inspector's header columns are apart");
   check(
     (await page.locator(".course-chat-metrics").innerText()).includes("Оценка входных токенов до запроса"),
     "the console metrics are shown after the reply",
   );
-  await page.locator(".course-chat-panel").screenshot({ path: join(artifacts, "01-chat-after-message.png") });
+  await page.locator(".course-chat-panel").screenshot({ path: shot("05-chat-enter.png") });
 
-  const recall = await sendMessage(RECALL);
+  const recall = await sendWithEnter(RECALL);
   check(recall.includes("7718"), "the recall reply still knows order 7718");
-  text = await inspector.innerText();
+  text = await inspectorShows(RECALL);
   check(text.includes(RECALL), "the inspector shows the recall request");
   check(text.includes("summary") && !text.includes("нет (сессия ещё не сжималась)"), "a summary is stored");
-  await page.locator(".course-chat-panel").screenshot({ path: join(artifacts, "02-chat-after-recall.png") });
+  await page.locator(".course-chat-panel").screenshot({ path: shot("06-chat-after-recall.png") });
 
   // --- The budget slider: drag it to the minimum, turns fall out, no model call -----------------
   const budgetSummary = page.locator(".course-budget-summary");
@@ -142,36 +247,40 @@ try {
     (await page.locator(".course-chat-metrics").innerText()) === metricsBefore,
     "moving the slider did not call the model",
   );
-  await page.locator(".course-chat-panel").screenshot({ path: join(artifacts, "03-budget-minimum.png") });
+  await page.locator(".course-chat-panel").screenshot({ path: shot("07-budget-minimum.png") });
 
-  // --- The quizzes ------------------------------------------------------------------------------
-  const single = page.locator(".course-quiz").nth(0);
+  // --- The quizzes: the answer is not the first option ------------------------------------------
+  const single = page.locator(`.course-quiz-id-${answers.single.id}`);
   await single.scrollIntoViewIfNeeded();
-  await single.locator(".course-quiz-option-0 input[type=checkbox]").click();
+  const radius = await single.locator(".course-quiz-option-0 input").evaluate((el) => getComputedStyle(el).borderRadius);
+  check(radius === "50%", `single choice looks like radio buttons (border-radius ${radius})`);
+  const [right] = answers.single.correct;
+  check(right !== 0, `the correct option is shown at position ${right + 1}, not first`);
+  await single.locator(`.course-quiz-option-0 input[type=checkbox]`).click();
   await single.locator(".course-quiz-verdict").waitFor();
-  check((await single.locator(".course-quiz-feedback").innerText()).includes("Неверно"), "a wrong pick says Неверно");
-  await single.locator(".course-quiz-option-1 input[type=checkbox]").click();
+  check((await single.locator(".course-quiz-feedback").innerText()).includes("Неверно"), "the first option is wrong: Неверно");
+  await single.locator(`.course-quiz-option-${right} input[type=checkbox]`).click();
   await page.waitForFunction(
-    () => document.querySelector(".course-quiz .course-quiz-verdict")?.innerText.includes("Верно!"),
+    (id) => document.querySelector(`.course-quiz-id-${id} .course-quiz-verdict`)?.innerText.includes("Верно!"),
+    answers.single.id,
   );
-  const feedback = await single.locator(".course-quiz-feedback").innerText();
-  check(feedback.includes("Пояснение"), "the right pick says Верно! and explains");
+  check((await single.locator(".course-quiz-feedback").innerText()).includes("Пояснение"),
+    "the right pick says Верно! and explains");
+  await single.screenshot({ path: shot("08-quiz-single.png") });
 
-  const multiple = page.locator(".course-quiz").nth(1);
-  await multiple.locator(".course-quiz-option-0 input[type=checkbox]").click();
-  await multiple.locator(".course-quiz-option-2 input[type=checkbox]").click();
+  const multiple = page.locator(`.course-quiz-id-${answers.multiple.id}`);
+  await multiple.scrollIntoViewIfNeeded();
+  await multiple.locator(`.course-quiz-option-${answers.multiple.correct[0]} input[type=checkbox]`).click();
+  await multiple.locator(`.course-quiz-option-${answers.multiple.wrong[0]} input[type=checkbox]`).click();
   await multiple.locator("button.course-quiz-check").click();
   await multiple.locator(".course-quiz-verdict").waitFor();
-  check(
-    (await multiple.locator(".course-quiz-feedback").innerText()).includes("Не совсем"),
-    "a partly wrong multiple choice says what is off",
-  );
-  await single.screenshot({ path: join(artifacts, "04-quiz-single.png") });
-  await multiple.screenshot({ path: join(artifacts, "05-quiz-multiple.png") });
+  check((await multiple.locator(".course-quiz-feedback").innerText()).includes("Не совсем"),
+    "a partly wrong multiple choice says what is off");
+  await multiple.screenshot({ path: shot("09-quiz-multiple.png") });
   log("all browser checks passed");
 } catch (error) {
   console.error(String(error?.stack ?? error));
-  await page.screenshot({ path: join(artifacts, "failure.png"), fullPage: true }).catch(() => {});
+  await page.screenshot({ path: shot("failure.png"), fullPage: true }).catch(() => {});
   await browser.close();
   process.exit(1);
 }

@@ -1,9 +1,13 @@
-"""The widgets in a real browser: JupyterLab + Debian's Chromium driven by Playwright.
+"""The student's JupyterLab in a real browser: JupyterLab + Debian's Chromium driven by Playwright.
 
-The test starts JupyterLab from the course's .venv on 127.0.0.1 (a free port, a random token, its
-own config/data/settings folders), opens `demo.ipynb`, runs all cells, chats through the widget,
-drags the budget slider and answers the quizzes (`e2e.mjs`). Screenshots go to
-`artifacts/browser/` (ignored by git). JupyterLab is always shut down, whatever happens.
+The test copies the course to a temporary folder and starts JupyterLab there with the course's own
+`make lab` (root = the course folder, the shipped jupyter/ config and first workspace), plus a free
+port and a random token. `e2e.mjs` then does what a student does: Lab opens on 00_setup with the
+file browser at the course folder; an exercise is opened from the file browser, the reference
+solution pasted into Lab's editor and saved; `check()` in the demo notebook goes from failing to
+passing; the chat sends with Enter; the budget slider moves; quizzes are answered (the correct
+option is not the first one). Screenshots go to `artifacts/browser/` (ignored by git). JupyterLab
+is always shut down, and the real checkout's exercise file is never touched.
 
 Skipped, with the reason in the summary, when Chromium, Node.js 20+ or `node_modules` are missing:
 `tests/browser/install.sh` installs them.
@@ -11,6 +15,7 @@ Skipped, with the reason in the summary, when Chromium, Node.js 20+ or `node_mod
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -24,16 +29,25 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from course_lib.quizzes import displayed_question
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = Path(os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium"))
-NODE_TIMEOUT = 100  # seconds for the whole browser script
+NODE_TIMEOUT = 180  # seconds for the whole browser script
 START_TIMEOUT = 60  # seconds for JupyterLab to answer
+EXERCISE = "exercises/split_into_turns.py"
+DEMO = "notebooks/demo.ipynb"
+# What a student's copy of the course holds (no tests, no solutions, no hidden cases).
+COURSE_PARTS = ("Makefile", "requirements.txt", "pyproject.toml", "jupyter", "notebooks", "exercises", "course_lib")
+QUIZZES = {"single": ("04_sliding_window", "removed-history-messages"),
+           "multiple": ("04_sliding_window", "window-rules")}
 
 pytestmark = pytest.mark.browser
 
@@ -96,93 +110,146 @@ def tail(path: Path, lines: int = 40) -> str:
 
 
 def stop(process: subprocess.Popen) -> None:
-    """SIGTERM to the server (it shuts its kernels down), then SIGKILL to whatever is left of
-    the process group this test created."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            pass
+    """SIGTERM to the whole group (make and the server: the server shuts its kernels down),
+    then SIGKILL to whatever is left of the process group this test created."""
     try:
-        os.killpg(process.pid, signal.SIGKILL)  # the group was created by start_new_session=True
+        os.killpg(process.pid, signal.SIGTERM)  # the group was created by start_new_session=True
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        process.poll()
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
     process.wait(timeout=10)
 
 
+def copy_course(target: Path) -> None:
+    for name in COURSE_PARTS:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name,
+                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        else:
+            shutil.copy2(source, target / name)
+    shutil.copy(HERE / "demo.ipynb", target / DEMO)
+
+
+def lab_command(course: Path, port: int, token: str, state: Path) -> list[str]:
+    """`make lab` exactly as a student runs it, plus what a test needs (no browser window, a free
+    port, a token). The venv is the checkout's, already installed: `-o` tells make not to reinstall."""
+    venv = jupyter_executable().parent.parent
+    lab_args = " ".join([
+        "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
+        f"--IdentityProvider.token={token}",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, for the script's checks
+        "--LabApp.extension_manager=readonly",
+    ])
+    return ["make", "--no-print-directory", "-C", str(course), "-o", str(venv / ".course-installed"), "lab",
+            f"VENV={venv}", f"LAB_STATE={state}", f"LAB_ARGS={lab_args}"]
+
+
+@dataclass(frozen=True)
+class Lab:
+    url: str
+    token: str
+    course: Path
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        request = urllib.request.Request(f"{self.url}{path}", headers={"Authorization": f"token {self.token}"})
+        try:
+            with opener.open(request, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+
 @pytest.fixture
-def jupyter_lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
+def jupyter_lab(tmp_path: Path) -> Iterator[Lab]:
     reason = missing_piece()
     if reason and os.environ.get("REQUIRE_BROWSER_TEST") == "1":
         pytest.fail(f"REQUIRE_BROWSER_TEST=1, но {reason}")  # CI installs the pieces: a skip there is a bug
     if reason:
         pytest.skip(reason)
-    root = tmp_path / "lab"
-    root.mkdir()
-    shutil.copy(HERE / "demo.ipynb", root / "demo.ipynb")
-
-    config = tmp_path / "config"
-    (config / "labconfig").mkdir(parents=True)
-    # No news feed, no update check, no "get Jupyter news?" toast over the screenshots.
-    (config / "jupyter_lab_config.json").write_text(json.dumps({"LabApp": {"news_url": None}}))
-    (config / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
-    )
+    if shutil.which("make") is None:
+        pytest.skip("браузерный тест пропущен: нет make (Lab запускается через make lab)")
+    course = tmp_path / "course"
+    course.mkdir()
+    copy_course(course)
 
     env = dict(os.environ)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CHAT_INPUT_TOKEN_BUDGET"):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CHAT_INPUT_TOKEN_BUDGET", "JUPYTER_CONFIG_PATH",
+                 "JUPYTERLAB_WORKSPACES_DIR", "MAKEFLAGS", "MFLAGS"):
         env.pop(name, None)
+    # A clean student: no ~/.jupyter of the developer's (the course's own config still applies).
     env.update(
         LLM_BACKEND="offline",
-        JUPYTER_CONFIG_DIR=str(config),
+        COURSE_DOTENV="0",
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
         JUPYTER_DATA_DIR=str(tmp_path / "data"),
         JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
         IPYTHONDIR=str(tmp_path / "ipython"),
     )
     port, token = free_port(), secrets.token_hex(16)
-    command = [
-        str(jupyter_executable()), "lab",
-        "--no-browser",
-        "--ip=127.0.0.1",
-        f"--port={port}",
-        "--port-retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}",
-        "--LabApp.expose_app_in_browser=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-    ]
-    if os.geteuid() == 0:  # containers and CI often run as root
-        command.append("--allow-root")
     log_path = tmp_path / "jupyter.log"
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(
-            command, cwd=root, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            lab_command(course, port, token, tmp_path / "lab-state"), cwd=course, env=env,
+            stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
         )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until_ready(url, token, process, log_path)
-        yield url, token
+        yield Lab(url, token, course)
     finally:
         stop(process)
         if ARTIFACTS.is_dir():
             shutil.copy(log_path, ARTIFACTS / "jupyter.log")
 
 
-def test_widgets_in_jupyterlab_with_chromium(jupyter_lab: tuple[str, str]) -> None:
-    url, token = jupyter_lab
+def quiz_answers() -> dict[str, dict]:
+    """Where the correct options are shown (the script must not just click the first one)."""
+    answers = {}
+    for kind, (notebook, quiz_id) in QUIZZES.items():
+        shown = displayed_question(notebook, quiz_id)
+        correct = sorted(shown.correct_indices)
+        wrong = [index for index in range(len(shown.options)) if index not in shown.correct_indices]
+        answers[kind] = {"id": quiz_id, "correct": correct, "wrong": wrong}
+    assert answers["single"]["correct"] != [0], "the single-choice demo quiz must not have its answer first"
+    return answers
+
+
+def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab) -> None:
+    lab = jupyter_lab
+    real_exercise = hashlib.sha256((ROOT / EXERCISE).read_bytes()).hexdigest()
+
+    # The contents API serves the exercises: Lab's root is the course folder, not notebooks/.
+    status, body = lab.get(f"/api/contents/{EXERCISE}")
+    assert status == 200, body[:300]
+    assert "NotImplementedError" in json.loads(body)["content"]
+    status, body = lab.get("/api/contents?content=1")
+    assert status == 200 and {"notebooks", "exercises"} <= {item["name"] for item in json.loads(body)["content"]}
+
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
     env = dict(os.environ)
     env.update(
-        JUPYTER_URL=url,
-        JUPYTER_TOKEN=token,
-        NOTEBOOK="demo.ipynb",
+        JUPYTER_URL=lab.url,
+        JUPYTER_TOKEN=lab.token,
+        NOTEBOOK=DEMO,
+        EXERCISE=EXERCISE,
+        SOLUTION=(ROOT / "solutions" / "split_into_turns.py").read_text(encoding="utf-8"),
+        QUIZ_ANSWERS=json.dumps(quiz_answers()),
         ARTIFACTS_DIR=str(ARTIFACTS),
         CHROMIUM=str(CHROMIUM),
         PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1",
@@ -197,5 +264,10 @@ def test_widgets_in_jupyterlab_with_chromium(jupyter_lab: tuple[str, str]) -> No
     report = f"{result.stdout}\n{result.stderr}\nскриншоты: {ARTIFACTS}"
     assert result.returncode == 0, report
     print(report)
-    assert (ARTIFACTS / "02-chat-after-recall.png").is_file()
 
+    # The edit was saved in the copy (through Lab), and the real checkout is untouched.
+    saved = (lab.course / EXERCISE).read_text(encoding="utf-8")
+    assert saved.strip() == (ROOT / "solutions" / "split_into_turns.py").read_text(encoding="utf-8").strip()
+    assert hashlib.sha256((ROOT / EXERCISE).read_bytes()).hexdigest() == real_exercise
+    for name in ("00-lab-start.png", "04-check-passing.png", "05-chat-enter.png", "08-quiz-single.png"):
+        assert (ARTIFACTS / name).is_file(), name
