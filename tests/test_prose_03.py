@@ -1,0 +1,113 @@
+"""Notebook 03 (sessions): what its prose and structure promise stays true.
+
+Guards the false sentences fixed in issue 9 (saved outputs "show SESSION-ID/T"; a promise of a
+notebook 07 that does not exist), the session-lifetime (TTL) section, prose numbers that refer to
+outputs, and that the taught classes are the ones `course_lib.steps.sessions` holds.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_lib.steps import sessions
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "03_sessions.ipynb"
+QUIZ_FILE = ROOT / "course_lib" / "data" / "quizzes" / "03_sessions.json"
+
+
+@pytest.fixture(scope="module")
+def cells():
+    return nbformat.read(NOTEBOOK, as_version=4).cells
+
+
+def markdown(cells) -> str:
+    return "\n".join(c.source for c in cells if c.cell_type == "markdown")
+
+
+def normalized(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip("\n").splitlines())
+
+
+def text_output(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def cell_with(cells, snippet: str):
+    return next(c for c in cells if c.cell_type == "code" and snippet in c.source)
+
+
+@pytest.mark.parametrize(
+    "name", ["ChatSession", "SessionReply", "normalize_session_id", "SessionRegistry", "SessionChatService"]
+)
+def test_taught_code_is_the_module_code(cells, name):
+    module_source = normalized(inspect.getsource(getattr(sessions, name)))
+    matches = [c for c in cells if c.cell_type == "code" and normalized(c.source) == module_source]
+    assert len(matches) == 1, f"03 must show {name} exactly as course_lib/steps/sessions.py holds it"
+
+
+def test_no_claim_that_saved_outputs_are_masked(cells):
+    # The sanitizer (notebooks/sanitize.cfg) acts only inside nbval; stored outputs hold real values.
+    prose = markdown(cells)
+    assert "SESSION-ID" not in prose
+    assert not re.search(r"в сохран\w+ вывод\w*[^.]*заменя", prose)
+    assert "nbval" in prose and "sanitize.cfg" in prose  # the correct statement is there instead
+
+
+def test_no_promise_of_notebooks_that_do_not_exist(cells):
+    prose = markdown(cells)
+    for number in re.findall(r"ноутбук\w*\s+(\d\d)", prose):
+        assert list((ROOT / "notebooks").glob(f"{number}_*.ipynb")), f"03 refers to notebook {number}"
+    assert "07" not in re.sub(r"\d{3,}", "", prose), "notebook 07 is not promised or linked from 03"
+
+
+def test_session_lifetime_section(cells):
+    prose = markdown(cells)
+    assert "утечк" in prose and "TTL" in prose
+    assert re.search(r"Kernel → Restart|перезапуск\w* ядра", prose)  # a notebook restart loses everything
+    demo = cell_with(cells, "session_ttl_seconds=30 * 60")
+    for call in ("clock=clock", "session_ids()", "expire_idle_sessions()", "clock.advance("):
+        assert call in demo.source
+    assert "Минута 45, живые сессии: ('anna',)" in text_output(demo)
+
+
+def test_prose_numbers_come_from_the_outputs(cells):
+    prose = markdown(cells)
+    leak = cell_with(cells, "leaky = SessionChatService(offline_client)")
+    assert "Сто посетителей" in prose and "range(100)" in leak.source
+    assert "записей в _sessions: 100, сообщений в них: 200" in text_output(leak)
+    assert "записей в _sessions: 101, сообщений в них: 0" in text_output(leak)
+    ttl_output = text_output(cell_with(cells, "session_ttl_seconds=30 * 60"))
+    for minute in re.findall(r"На минуте (\d+)", prose):
+        assert re.search(rf"Минута {minute}[,:]", ttl_output)
+
+
+def test_the_library_is_shown_with_a_fake_clock_not_a_sleep(cells):
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    assert "sleep(" not in code
+
+
+def test_quizzes_and_practice(cells):
+    quizzes = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))
+    assert {"session-isolation", "session-ttl"} <= set(quizzes)  # seed 002 step 9, and TTL
+    shown = []
+    for cell in cells:
+        if cell.cell_type == "code" and "show_quiz(" in cell.source:
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True
+            shown += re.findall(r'show_quiz\("03_sessions", "([a-z0-9-]+)"\)', cell.source)
+    assert sorted(shown) == sorted(quizzes)
+    practice = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Практика" in c.source)
+    assert "[exercises/session_history.py](../exercises/session_history.py)" in cells[practice].source
+    assert any('check("session_history")' in c.source for c in cells[practice + 1:])
+
+
+def test_one_spelling(cells):
+    prose = "\n".join(c.source for c in cells)
+    assert not re.search(r"офлайн\s+модел|оффлайн|офлайн учебн", prose, re.IGNORECASE)
+    assert not re.search(r"\bурок", prose, re.IGNORECASE)
