@@ -15,6 +15,8 @@ COMMANDS = {
     "doctor": ("course_lib.doctor", "проверка окружения: бэкенд, токенизатор офлайн, настройки"),
     "grade": ("course_lib.grading.cli", "проверка работ студентов скрытыми тестами"),
     "release": ("course_lib.grading.release", "сборка пакета для студентов без решений"),
+    "autograder": ("course_lib.grading.autograder", "zip-автогрейдер для Gradescope (setup.sh, run_autograder)"),
+    "instructor": ("course_lib.grading.instructor", "для преподавателя: ключ к квизам, типичные ошибки, INSTRUCTOR.md"),
     "bench": ("course_lib.bench", "замеры: bench strategies — стратегии памяти, bench memory — память между сессиями"),
     "notebooks": ("course_lib.notebook_tools", "перевыполнить все ноутбуки и сохранить их выводы"),
 }

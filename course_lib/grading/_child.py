@@ -12,7 +12,8 @@ what this does and does not stop):
   1. read the config frame and load the child's modules from it (never into sys.modules);
   2. tier "root" / "userns": new mount, PID, network, IPC and UTS namespaces (plus a user namespace
      for "userns") and a fresh tmpfs root with read-only binds of /usr and the Python installation
-     only; tier "basic": a private working directory (nothing is hidden);
+     only; tier "uid": a private box owned by the child's own uid (file permissions hide the rest);
+     tier "basic": a private working directory (nothing is hidden);
   3. resource limits; 4. drop privileges and set no_new_privs;
   5. with a PID namespace: an init (PID 1 there) forks the harness and exits as soon as it does;
   6. in the harness: the seccomp filter (one process, no kernel-global state), the audit guard, then
@@ -80,8 +81,8 @@ def main():
 def _prepare(ns, config):
     """Stages 2 to 5; returns (in the harness process only) the libc handle or None."""
     tier = config["tier"]
-    libc = ns.Libc() if tier in ("root", "userns") else None
-    if libc is not None:
+    libc = ns.Libc() if tier in ("root", "userns", "uid") else None
+    if tier in ("root", "userns"):
         ns.enter_namespaces(libc, config)
         new_root = ns.build_root(libc, config)
         box_on_host = new_root + "/box"
@@ -95,6 +96,10 @@ def _prepare(ns, config):
         config["box"] = "/box"
     else:
         ns.write_student_file(config, config["box"])
+        if tier == "uid":
+            os.chown(config["box"], config["uid"], config["gid"])
+            if config["kind"] != "selftest":
+                os.chown(f"{config['box']}/{config['module']}.py", config["uid"], config["gid"])
     os.chdir(config["box"])
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
@@ -104,7 +109,7 @@ def _prepare(ns, config):
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes fail instead of killing
     ns.apply_limits(config["limits"], tier)
     ns.drop_privileges(libc, config)
-    if libc is not None:
+    if tier in ("root", "userns"):
         launcher_child = os.fork()  # the first child of unshare(CLONE_NEWPID) is PID 1 there
         if launcher_child != 0:
             ns.wait_and_mirror(launcher_child)
@@ -114,7 +119,8 @@ def _prepare(ns, config):
 
 def _apply_seccomp(seccomp, libc, tier):
     """Required in the namespaced tiers; best effort in "basic" (Linux with seccomp only)."""
-    program = seccomp.build(os.uname().machine)
+    # Without a network namespace ("uid"), the filter is what keeps the child off the network.
+    program = seccomp.build(os.uname().machine, deny_network=tier == "uid")
     if tier != "basic":
         if program is None:
             raise OSError(f"нет фильтра seccomp для архитектуры {os.uname().machine}")

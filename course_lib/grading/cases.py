@@ -69,6 +69,22 @@ class Case:
     data: dict[str, Any] = field(repr=False)
 
     @property
+    def weight(self) -> float:
+        """Relative weight among the exercise's cases of the same group (default 1)."""
+        return float(self.data.get("weight", 1))
+
+    @property
+    def group(self) -> str:
+        """"validation" when the case expects an exception (its last call's, for a class), else
+        "algorithm": the exercise's points are split between the two groups (exercises.json)."""
+        if "steps" in self.data:
+            calls = [step for step in self.data["steps"] if "call" in step]
+            expect = calls[-1]["expect"] if calls else {}
+        else:
+            expect = self.data.get("expect", {})
+        return "validation" if "raises" in expect else "algorithm"
+
+    @property
     def kind(self) -> str:
         if "steps" in self.data:
             return "class"
@@ -141,10 +157,13 @@ def _validate_case(raw: Any, exercise: Exercise, visibility: str, where: str) ->
     hint = raw.get("hint", "")
     if type(hint) is not str or (visibility == "hidden" and not hint.strip()):
         raise CaseFormatError(f"{where}: скрытому случаю нужна подсказка hint")
-    known = {"name", "hint", "args", "expect", "args_after", "init", "steps"}
+    known = {"name", "hint", "args", "expect", "args_after", "init", "steps", "weight"}
     unknown = set(raw) - known
     if unknown:
         raise CaseFormatError(f"{where}: неизвестные поля {sorted(unknown)}")
+    weight = raw.get("weight", 1)
+    if type(weight) not in (int, float) or not 0 < weight <= 100:
+        raise CaseFormatError(f"{where}: weight — число больше 0 (вес внутри своей доли)")
     if exercise.kind == "class":
         init = raw.get("init", [])
         if type(init) is not list:

@@ -1,10 +1,24 @@
-"""The course's exercises and where their files live."""
+"""The course's exercises and where their files live.
+
+The list is data: `course_lib/grading/exercises.json` (name, entry, kind, params, title, notebook,
+points, custom exceptions, and the split of an exercise's points between algorithm and argument
+validation cases). `grade`, `release`, `check()` and the tests read it through this module;
+`registration_problems()` lists every exercise or case file of a course tree that is not
+registered (an error in `grade` and `release`).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+REGISTRY_FILE = Path(__file__).with_name("exercises.json")
+
+
+class RegistryError(ValueError):
+    """exercises.json is malformed, or a course tree does not match it."""
 
 
 @dataclass(frozen=True)
@@ -16,111 +30,63 @@ class Exercise:
     title: str  # Russian, for reports
     notebook: str
     points: float = 10.0
+    # Share of the points for algorithm (expects a return) vs validation (expects an exception) cases.
+    algorithm_share: float = 0.7
     # Exceptions the statement defines in the stub, with the builtin each must inherit.
     custom_exceptions: tuple[tuple[str, str], ...] = ()
 
 
-EXERCISES: tuple[Exercise, ...] = (
-    Exercise(
-        "build_chat_messages",
-        "build_chat_messages",
-        "function",
-        ("instruction", "history", "user_text"),
-        "Запрос с историей диалога",
-        "01",
-    ),
-    Exercise(
-        "commit_turn",
-        "commit_turn",
-        "function",
-        ("history", "user_text", "assistant_text"),
-        "Сохранение завершённого хода",
-        "02",
-    ),
-    Exercise(
-        "session_history",
-        "SessionHistory",
-        "class",
-        (),
-        "Изолированное хранилище историй",
-        "03",
-    ),
-    Exercise(
-        "count_message_tokens",
-        "count_message_tokens",
-        "function",
-        ("messages", "count_text"),
-        "Токены запроса по правилу 3 + 3",
-        "04",
-    ),
-    Exercise(
-        "split_into_turns",
-        "split_into_turns",
-        "function",
-        ("history",),
-        "Разбиение истории на ходы",
-        "04",
-        custom_exceptions=(("ChatHistoryError", "ValueError"),),
-    ),
-    Exercise(
-        "select_recent_turns",
-        "select_recent_turns",
-        "function",
-        ("turns", "turn_token_costs", "available_tokens"),
-        "Свежие ходы в пределах бюджета",
-        "04",
-    ),
-    Exercise(
-        "build_summary_source",
-        "build_summary_source",
-        "function",
-        ("previous_summary", "messages"),
-        "Данные для обновления summary",
-        "05",
-    ),
-    Exercise(
-        "trim_by_message_count",
-        "trim_by_message_count",
-        "function",
-        ("messages", "max_messages"),
-        "Обрезка истории по числу сообщений",
-        "06",
-    ),
-    Exercise(
-        "rolling_compress",
-        "rolling_compress",
-        "function",
-        ("messages", "summarize", "keep"),
-        "Скользящее summary с K свежими сообщениями",
-        "05",
-    ),
-    Exercise(
-        "merge_facts",
-        "merge_facts",
-        "function",
-        ("current", "new"),
-        "Новые факты о клиенте с историей",
-        "07",
-    ),
-    Exercise(
-        "select_memories",
-        "select_memories",
-        "function",
-        ("facts", "token_costs", "budget"),
-        "Факты о клиенте в пределах бюджета",
-        "07",
-    ),
-    Exercise(
-        "build_memory_message",
-        "build_memory_message",
-        "function",
-        ("facts",),
-        "Блок <user_memory> для запроса",
-        "07",
-    ),
-)
+def _load_registry(path: Path = REGISTRY_FILE) -> tuple[Exercise, ...]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RegistryError(f"{path.name}: не читается: {error}") from error
+    if type(data) is not dict or data.get("format") != 1 or type(data.get("exercises")) is not list:
+        raise RegistryError(f"{path.name}: ожидался объект с format = 1 и списком exercises")
+    default = data.get("weights", {"algorithm": 0.7, "validation": 0.3})
+    found = []
+    for number, raw in enumerate(data["exercises"], start=1):
+        where = f"{path.name}: упражнение {number}"
+        try:
+            weights = raw.get("weights", default)
+            share = float(weights["algorithm"])
+            if abs(share + float(weights["validation"]) - 1.0) > 1e-9 or not 0 < share <= 1:
+                raise ValueError("weights: algorithm + validation = 1, algorithm > 0")
+            exercise = Exercise(
+                name=str(raw["name"]),
+                entry=str(raw["entry"]),
+                kind=str(raw["kind"]),
+                params=tuple(str(param) for param in raw["params"]),
+                title=str(raw["title"]),
+                notebook=str(raw["notebook"]),
+                points=float(raw["points"]),
+                algorithm_share=share,
+                custom_exceptions=tuple(dict(raw.get("custom_exceptions", {})).items()),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise RegistryError(f"{where}: {error}") from error
+        if exercise.kind not in ("function", "class") or not exercise.name.isidentifier():
+            raise RegistryError(f"{where}: kind — function или class, name — имя модуля")
+        if exercise.points <= 0:
+            raise RegistryError(f"{where}: points должно быть больше 0")
+        found.append(exercise)
+    names = [exercise.name for exercise in found]
+    if len(set(names)) != len(names):
+        raise RegistryError(f"{path.name}: имена упражнений повторяются")
+    return tuple(found)
+
+
+EXERCISES: tuple[Exercise, ...] = _load_registry()
+TOTAL_POINTS = round(sum(exercise.points for exercise in EXERCISES), 4)
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}
+
+
+class UnknownExercise(KeyError):
+    """An exercise name the registry does not know (a KeyError, with a readable message)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def get_exercise(name: str) -> Exercise:
@@ -132,7 +98,9 @@ def get_exercise(name: str) -> Exercise:
         if exercise.entry == key:
             return exercise
     known = ", ".join(exercise.name for exercise in EXERCISES)
-    raise KeyError(f"Нет упражнения {name!r}. Есть: {known}.")
+    raise UnknownExercise(
+        f"Нет упражнения {name!r} в реестре course_lib/grading/exercises.json. Есть: {known}."
+    )
 
 
 @dataclass(frozen=True)
@@ -164,6 +132,32 @@ class CourseLayout:
     def secret_paths(self) -> list[Path]:
         """What a sandboxed child must never read."""
         return [self.root, self.solutions_dir, self.hidden_cases_dir]
+
+
+def registration_problems(layout: CourseLayout) -> list[str]:
+    """Exercise and case files of the course tree that exercises.json does not register."""
+    problems = []
+    known = set(BY_NAME)
+    folders = (
+        (layout.exercises_dir, "*.py"),
+        (layout.public_cases_dir, "*.json"),
+        (layout.hidden_cases_dir, "*.json"),
+        (layout.solutions_dir, "*.py"),
+    )
+    for folder, pattern in folders:
+        for path in sorted(folder.glob(pattern)) if folder.is_dir() else []:
+            if path.stem not in known and not path.name.startswith(("_", ".")):
+                relative = path.relative_to(layout.root)
+                problems.append(
+                    f"{relative}: упражнение {path.stem!r} не зарегистрировано в "
+                    "course_lib/grading/exercises.json"
+                )
+    for exercise in EXERCISES:
+        if not (layout.exercises_dir / f"{exercise.name}.py").is_file():
+            problems.append(f"exercises/{exercise.name}.py: нет заготовки зарегистрированного упражнения")
+        if not layout.public_cases_file(exercise).is_file():
+            problems.append(f"exercises/cases/{exercise.name}.json: нет открытых тестов")
+    return problems
 
 
 def _is_course_root(path: Path) -> bool:

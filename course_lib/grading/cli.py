@@ -1,11 +1,13 @@
-"""`python -m course_lib grade SUBMISSION... --out DIR`: grade folders of exercise files.
+"""`python -m course_lib grade SUBMISSION... --out DIR`: grade submissions (folders or .zip files).
 
-Writes DIR/<submission>/results.json (Gradescope), DIR/<submission>/feedback.md (for the student)
-and DIR/grades.csv (one row per submission). Exit code 0 when grading worked, whatever the scores;
-2 for a usage or case-file error, or an unsafe launch (see `launch`); 3 when the sandbox cannot hide
-the solutions and hidden cases (unless --allow-weak-sandbox); 1 if the grader itself failed on some
-exercise. A report that cannot be written is that submission's status (report_error), never the
-batch's.
+Writes DIR/<submission>/results.json (Gradescope), DIR/<submission>/feedback.md (for the student),
+DIR/grades.csv (one row per submission, updated in place: a regrade or a shard changes only its own
+rows, see `gradebook`), DIR/similarity.csv (`similarity`) and, with --roster and --lms, a gradebook
+for Canvas or Moodle. Exit code 0 when grading worked, whatever the scores; 2 for a usage error (a
+path that does not exist or is neither a folder nor a zip, an unregistered exercise or case file, a
+case-file error) or an unsafe launch (see `launch`); 3 when the sandbox cannot hide the solutions
+and hidden cases (unless --allow-weak-sandbox); 1 if the grader itself failed on some exercise. A
+report that cannot be written is that submission's status (report_error), never the batch's.
 
 Each submission is graded by one worker, its exercises one after another, and workers take
 different submissions: no two children of one submission ever run at the same time, so a child in
@@ -25,25 +27,38 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from course_lib.grading.cases import Case, CaseFormatError, load_cases
-from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise, course_root, get_exercise
+from course_lib.grading.catalog import (
+    EXERCISES,
+    CourseLayout,
+    Exercise,
+    RegistryError,
+    course_root,
+    get_exercise,
+    registration_problems,
+)
+from course_lib.grading.gradebook import locked, update_grades_csv, write_gradebook
 from course_lib.grading.launch import unsafe_launch
 from course_lib.grading.names import output_names
 from course_lib.grading.report import (
     SubmissionResult,
+    conceals_hidden,
     feedback_markdown,
+    grades_row,
     results_json,
-    write_grades_csv,
     write_text,
 )
 from course_lib.grading.results import CaseResult, ExerciseResult
 from course_lib.grading.runner import run_exercise
 from course_lib.grading.safetext import one_line, shown
 from course_lib.grading.sandbox import Limits, SandboxError, detect_tier, selftest
-from course_lib.grading.submission import Submission
+from course_lib.grading.similarity import similarity_rows, write_similarity
+from course_lib.grading.submission import Submission, submission_kind
 
 TIER_TEXT = {
     "root": "пространства имён Linux, отдельный корень (pivot_root), uid без прав",
     "userns": "пользовательское пространство имён, отдельный корень (pivot_root), без capabilities",
+    "uid": "отдельный uid без прав и seccomp (без пространств имён: сеть закрыта фильтром, "
+    "файлы курса закрыты правами доступа)",
     "basic": "только лимиты ресурсов и отдельная папка: файлы курса НЕ скрыты",
 }
 
@@ -53,7 +68,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m course_lib grade",
         description="Проверка работ студентов открытыми и скрытыми тестами в песочнице.",
     )
-    parser.add_argument("submissions", nargs="+", type=Path, help="папки с файлами упражнений")
+    parser.add_argument(
+        "submissions", nargs="+", type=Path, help="работы: папки (файлы на любой глубине) или .zip"
+    )
     parser.add_argument("--out", required=True, type=Path, help="куда записать результаты")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="параллельных процессов")
     parser.add_argument("--course-root", type=Path, help="папка курса (по умолчанию — найти)")
@@ -92,12 +109,23 @@ def _parser() -> argparse.ArgumentParser:
         help="visibility скрытых тестов в results.json",
     )
     parser.add_argument("--no-progress", action="store_true", help="без индикатора прогресса")
+    parser.add_argument("--roster", type=Path, help="список студентов (CSV) для журнала LMS")
+    parser.add_argument("--lms", choices=["canvas", "moodle"], help="формат журнала для импорта")
+    parser.add_argument(
+        "--assignment", default="Упражнения курса", help="название задания в журнале LMS"
+    )
+    parser.add_argument("--assignment-id", help="id задания в Canvas: столбец «Название (id)»")
+    parser.add_argument(
+        "--similarity-threshold", type=float, default=0.9, help="порог для similarity.csv (0…1)"
+    )
     parser.add_argument(
         "--allow-weak-sandbox",
         action="store_true",
         help="проверять, даже если песочница не может скрыть решения и скрытые тесты",
     )
-    parser.add_argument("--sandbox-tier", choices=["root", "userns", "basic"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--sandbox-tier", choices=["root", "userns", "uid", "basic"], help=argparse.SUPPRESS
+    )
     return parser
 
 
@@ -113,9 +141,13 @@ def _load_all(layout: CourseLayout, exercises: list[Exercise]) -> dict[str, list
     return phases
 
 
-def _check_sandbox(limits: Limits, layout: CourseLayout, allow_weak: bool) -> str | None:
-    """Prove, with a real child, that it cannot read solutions or hidden cases; None when fine."""
+def _check_sandbox(
+    limits: Limits, layout: CourseLayout, allow_weak: bool, extra: list[str] = ()
+) -> str | None:
+    """Prove, with a real child, that it cannot read solutions or hidden cases; None when fine.
+    `extra`: more paths it must not read (the output folder, the submissions' folders)."""
     probe = [str(path) for path in layout.secret_paths() if path.exists()]
+    probe += [path for path in extra if os.path.exists(path)]
     probe += [str(path) for path in sorted(layout.hidden_cases_dir.glob("*.json"))[:1]]
     probe += [str(path) for path in sorted(layout.solutions_dir.glob("*.py"))[:1]]
     try:
@@ -142,6 +174,22 @@ def _internal_failure(exercise: Exercise, phases: list[list[Case]], error: BaseE
     return ExerciseResult(exercise, "crash", cases, detail)
 
 
+def shown_path(path: Path) -> str:
+    """A path for reports: relative to the current folder, else only its name (never absolute)."""
+    relative = os.path.relpath(os.path.abspath(path))
+    return relative if not relative.startswith("..") else Path(path).name
+
+
+def check_paths(paths: list[Path]) -> str | None:
+    """A usage error for a path that does not exist or is neither a folder nor a zip, or None."""
+    for path in paths:
+        if not os.path.lexists(path):
+            return f"Нет такой работы: {shown_path(path)}"
+        if submission_kind(path) is None:
+            return f"{shown_path(path)} — не папка и не zip-архив"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     started = time.monotonic()
@@ -150,13 +198,26 @@ def main(argv: list[str] | None = None) -> int:
     if unsafe:
         print(f"Ошибка: {unsafe}", file=sys.stderr)
         return 2
+    usage = check_paths(args.submissions)
+    if usage is None and bool(args.roster) != bool(args.lms):
+        usage = "--roster и --lms задаются вместе"
+    if usage is None and args.roster is not None and not args.roster.is_file():
+        usage = f"Нет файла со списком студентов: {shown_path(args.roster)}"
+    if usage:
+        print(f"Ошибка: {usage}", file=sys.stderr)
+        return 2
     layout = CourseLayout(course_root(args.course_root))
     try:
+        problems = registration_problems(layout)
+        if problems:
+            raise RegistryError(
+                "файлы упражнений не совпадают с реестром:\n  - " + "\n  - ".join(problems)
+            )
         exercises = (
             [get_exercise(name) for name in args.exercise] if args.exercise else list(EXERCISES)
         )
         phases = _load_all(layout, exercises)
-    except (KeyError, CaseFormatError) as error:
+    except (KeyError, CaseFormatError, RegistryError) as error:
         print(f"Ошибка: {error}", file=sys.stderr)
         return 2
     if not any(phase[1] for phase in phases.values()):
@@ -173,28 +234,36 @@ def main(argv: list[str] | None = None) -> int:
         submission_seconds=args.submission_budget,
         tier=args.sandbox_tier or detect_tier(),
     )
-    problem = _check_sandbox(limits, layout, args.allow_weak_sandbox)
+    out = args.out.resolve()
+    folders = [Path(os.path.abspath(path)) for path in args.submissions]
+    hide = sorted({str(layout.root), str(out), *(str(folder.parent) for folder in folders)})
+    extra = []
+    if limits.tier == "uid":  # no private root: file permissions must hide these from the child
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        extra = [str(out), *(str(folder) for folder in folders)]
+    problem = _check_sandbox(limits, layout, args.allow_weak_sandbox, extra)
     if problem:
         print(problem, file=sys.stderr)
         return 3
 
-    out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     names = output_names(args.submissions)
-    folders = [Path(os.path.abspath(path)) for path in args.submissions]
-    hide = sorted({str(layout.root), str(out), *(str(folder.parent) for folder in folders)})
     failed_internally = False
+    sources: dict[str, dict[str, str | None]] = {}
 
-    def grade_submission(index: int) -> list[ExerciseResult]:
+    def grade_submission(index: int) -> tuple[list[ExerciseResult], float]:
         """One worker, one submission, its exercises one after another."""
         nonlocal failed_internally
-        deadline = time.monotonic() + limits.submission_seconds
+        begun = time.monotonic()
+        deadline = begun + limits.submission_seconds
         submission = Submission.open(folders[index], layout)
         graded = []
+        read: dict[str, str | None] = {}
         try:
             for exercise in exercises:
                 try:
                     found = submission.read(exercise)
+                    read[exercise.name] = found.source
                     graded.append(
                         run_exercise(
                             exercise, found.source, phases[exercise.name], limits, hide,
@@ -206,11 +275,12 @@ def main(argv: list[str] | None = None) -> int:
                     graded.append(_internal_failure(exercise, phases[exercise.name], error))
         finally:
             submission.close()
-        return graded
+        sources[names[index]] = read
+        return graded, time.monotonic() - begun
 
     try:
         from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a course dependency
+    except ImportError:  # a bare python3 (Gradescope): no progress bar
         tqdm = None
     bar = (
         tqdm(total=len(folders), desc="Проверка", unit="раб", file=sys.stderr)
@@ -222,34 +292,81 @@ def main(argv: list[str] | None = None) -> int:
         futures = {pool.submit(grade_submission, index): index for index in range(len(folders))}
         for future in as_completed(futures):
             index = futures[future]
-            submission = SubmissionResult(names[index], future.result(), source=str(folders[index]))
-            finished[index] = _report(out, submission, folders[index], args.hidden_visibility)
+            graded, seconds = future.result()
+            submission = SubmissionResult(names[index], graded, source=shown_path(folders[index]))
+            finished[index] = _report(out, submission, folders[index], args.hidden_visibility, seconds)
             if bar is not None:
                 bar.update(1)
     if bar is not None:
         bar.close()
     submissions = [result for result in finished if result is not None]
-    write_grades_csv(out / "grades.csv", submissions, [exercise.name for exercise in exercises])
+    graded_names = [exercise.name for exercise in exercises]
+    with locked(out):
+        merge = update_grades_csv(
+            out / "grades.csv", [grades_row(s, graded_names) for s in submissions], graded_names
+        )
+        gradebook = None
+        if args.lms:
+            gradebook = write_gradebook(
+                out, args.lms, args.roster, merge.rows, args.assignment, args.assignment_id
+            )
+    write_similarity(
+        out / "similarity.csv",
+        similarity_rows(layout, exercises, sources, args.similarity_threshold),
+    )
     elapsed = time.monotonic() - started
     print(
-        f"Проверено работ: {len(submissions)} за {elapsed:.1f} с. Результаты: {one_line(str(out))}",
+        f"Проверено работ: {len(submissions)} за {elapsed:.1f} с. Результаты: {shown_path(out)}",
         file=sys.stderr,
     )
+    print(
+        f"grades.csv: обновлено строк {merge.updated}, добавлено {merge.added}, прежних строк "
+        f"сохранено {merge.kept} (перепроверка меняет только строки проверенных работ).",
+        file=sys.stderr,
+    )
+    if gradebook is not None:
+        _print_gradebook(gradebook)
     return 1 if failed_internally else 0
 
 
-def _report(out: Path, submission: SubmissionResult, folder: Path, hidden_visibility: str) -> SubmissionResult:
+def _print_gradebook(gradebook) -> None:
+    print(
+        f"Журнал для импорта: {shown_path(gradebook.path)} (студентов с оценкой: {gradebook.matched}).",
+        file=sys.stderr,
+    )
+    if gradebook.unmatched_submissions:
+        print(
+            "Работы, которых нет в списке студентов (в журнал не попали): "
+            + one_line(", ".join(gradebook.unmatched_submissions)),
+            file=sys.stderr,
+        )
+    if gradebook.students_without_submission:
+        print(
+            "Студенты без работы (оценка пустая): "
+            + one_line(", ".join(gradebook.students_without_submission)),
+            file=sys.stderr,
+        )
+
+
+def _report(
+    out: Path, submission: SubmissionResult, folder: Path, hidden_visibility: str, seconds: float
+) -> SubmissionResult:
     """Write one submission's files; a failure here is this submission's status, not the batch's."""
-    if not os.path.lexists(folder):
-        submission.internal_error = f"Папка работы не найдена: {folder}"
-    elif os.path.islink(folder):
-        submission.internal_error = f"Папка работы — символическая ссылка, не проверяется: {folder}"
+    if os.path.islink(folder):
+        submission.internal_error = (
+            f"Работа — символическая ссылка, не проверяется: {one_line(folder.name)}"
+        )
     target = out / submission.name
     try:
         target.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(results_json(submission, hidden_visibility), ensure_ascii=False, indent=1)
-        write_text(target / "results.json", text)
-        write_text(target / "feedback.md", feedback_markdown(submission))
+        document = results_json(submission, hidden_visibility, execution_time=seconds)
+        write_text(target / "results.json", json.dumps(document, ensure_ascii=False, indent=1))
+        write_text(target / "feedback.md", feedback_markdown(submission, hidden_visibility))
+        full = target / "feedback_after_publication.md"
+        if conceals_hidden(hidden_visibility):
+            write_text(full, feedback_markdown(submission, "visible"))
+        elif full.exists():
+            full.unlink()
     except Exception as error:  # noqa: BLE001 - whatever it was, it is this submission's alone
         submission.report_error = one_line(f"{type(error).__name__}: {error}")[:300]
         logging.getLogger("course_lib.grading").warning(

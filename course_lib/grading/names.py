@@ -29,6 +29,8 @@ def _clean(name: str) -> str:
 
 def output_name(path: Path) -> str:
     original = Path(os.path.abspath(path)).name
+    if original.lower().endswith(".zip") and len(original) > 4 and not os.path.isdir(path):
+        original = original[:-4]  # a zip's results sit under its name without .zip
     cleaned = _clean(original)
     if cleaned == original and original.lower() not in RESERVED:
         return original

@@ -20,9 +20,13 @@ from pathlib import Path
 from course_lib.grading.results import STATUSES, CaseResult, ExerciseResult
 from course_lib.grading.safetext import csv_cell, deep_shown, shown
 
-SUBMISSION_STATUS_PRIORITY = ("crash", "memory", "timeout", "syntax_error", "missing")
+SUBMISSION_STATUS_PRIORITY = ("crash", "memory", "timeout", "syntax_error", "ambiguous", "missing")
 REPORT_ERROR = "report_error"  # grades.csv only: this submission's report could not be written
 HIDDEN_NOTE = "Данные скрытых тестов не показываются: только название теста и подсказка."
+HIDDEN_LATER = (
+    "Скрытые тесты уже проверены, но их результаты и итоговый балл будут видны после публикации "
+    "оценок. Здесь — только открытые тесты (те же, что запускает check() в ноутбуке)."
+)
 
 
 @dataclass
@@ -87,8 +91,25 @@ def _test_output(result: CaseResult, exercise: ExerciseResult) -> str:
     return "\n".join(lines)
 
 
-def results_json(submission: SubmissionResult, hidden_visibility: str = "after_published") -> dict:
-    """Gradescope's results format; each test also says which exercise it belongs to."""
+def conceals_hidden(hidden_visibility: str) -> bool:
+    """Whether students must not see hidden outcomes now: anything but "visible" (Gradescope shows
+    `after_due_date` / `after_published` tests later; the other parts of a report have no such
+    switch, so they are written for "before")."""
+    return hidden_visibility != "visible"
+
+
+def results_json(
+    submission: SubmissionResult,
+    hidden_visibility: str = "after_published",
+    execution_time: float | None = None,
+) -> dict:
+    """Gradescope's results format; each test also says which exercise it belongs to.
+
+    With hidden tests not "visible", the parts a student sees at once — the top-level `output`, the
+    visible tests, `extra_data` — count the public cases only: no hidden outcome, no total that
+    includes one. The top-level `score` is the grade itself (Gradescope needs it).
+    """
+    concealed = conceals_hidden(hidden_visibility)
     tests = []
     for number, exercise in enumerate(submission.exercises, start=1):
         points = exercise.case_points()
@@ -98,8 +119,8 @@ def results_json(submission: SubmissionResult, hidden_visibility: str = "after_p
                 {
                     "name": f"{exercise.exercise.name}: {result.case.name}",
                     "number": f"{number}.{index}",
-                    "score": round(points if result.passed else 0.0, 4),
-                    "max_score": round(points, 4),
+                    "score": round(points[index - 1] if result.passed else 0.0, 4),
+                    "max_score": round(points[index - 1], 4),
                     "status": "passed" if result.passed else "failed",
                     "output": _test_output(result, exercise),
                     "visibility": hidden_visibility if hidden else "visible",
@@ -111,16 +132,11 @@ def results_json(submission: SubmissionResult, hidden_visibility: str = "after_p
                     },
                 }
             )
-    summary = [f"Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов."]
-    for exercise in submission.exercises:
-        summary.append(
-            f"{exercise.exercise.name}: {_points(exercise.score)} из {_points(exercise.max_score)}"
-            f" ({exercise.shown_status})"
-        )
-    summary.append(HIDDEN_NOTE)
-    return deep_shown({
+    summary = _summary_lines(submission, concealed)
+    document = {
         "score": submission.score,
         "output": "\n".join(summary),
+        "output_format": "md",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -128,19 +144,66 @@ def results_json(submission: SubmissionResult, hidden_visibility: str = "after_p
             "submission": submission.name,
             "source": submission.source,
             "status": submission.shown_status,
+            "hidden_results": "concealed" if concealed else "shown",
             "exercises": {
-                exercise.exercise.name: {
-                    "score": exercise.score,
-                    "max_score": exercise.max_score,
-                    "status": exercise.shown_status,
-                    "passed": exercise.passed,
-                    "total": len(exercise.cases),
-                    "flags": list(exercise.flags),
-                }
+                exercise.exercise.name: _exercise_extra(exercise, concealed)
                 for exercise in submission.exercises
             },
         },
-    })
+    }
+    if execution_time is not None:
+        document["execution_time"] = max(0, round(execution_time))
+    return deep_shown(document)
+
+
+def _exercise_extra(exercise: ExerciseResult, concealed: bool) -> dict:
+    if concealed:
+        public = [r for r in exercise.cases if r.case.visibility == "public"]
+        earned, possible = exercise.group_score("public")
+        return {
+            "public_score": earned,
+            "public_max_score": possible,
+            "status": exercise.shown_status,
+            "public_passed": sum(r.passed for r in public),
+            "public_total": len(public),
+            "flags": list(exercise.flags),
+        }
+    return {
+        "score": exercise.score,
+        "max_score": exercise.max_score,
+        "status": exercise.shown_status,
+        "passed": exercise.passed,
+        "total": len(exercise.cases),
+        "flags": list(exercise.flags),
+    }
+
+
+def _summary_lines(submission: SubmissionResult, concealed: bool) -> list[str]:
+    """The top-level `output` (Markdown)."""
+    if concealed:
+        earned = sum(e.group_score("public")[0] for e in submission.exercises)
+        possible = sum(e.group_score("public")[1] for e in submission.exercises)
+        lines = [
+            f"**Открытые тесты: {_points(earned)} из {_points(possible)} баллов.**",
+            "",
+            HIDDEN_LATER,
+            "",
+        ]
+        for exercise in submission.exercises:
+            got, out_of = exercise.group_score("public")
+            lines.append(
+                f"- {exercise.exercise.name}: открытые тесты {_points(got)} из {_points(out_of)}"
+                f" ({exercise.shown_status})"
+            )
+        return lines
+    lines = [f"**Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов.**", ""]
+    for exercise in submission.exercises:
+        lines.append(
+            f"- {exercise.exercise.name}: {_points(exercise.score)} из {_points(exercise.max_score)}"
+            f" ({exercise.shown_status})"
+        )
+    lines += ["", HIDDEN_NOTE]
+    return lines
 
 
 def _hidden_reason(result: CaseResult) -> str:
@@ -163,43 +226,51 @@ STATUS_TEXT = {
     "ok": "решение запустилось",
     "syntax_error": "синтаксическая ошибка",
     "missing": "нет файла или нужной функции/класса",
+    "ambiguous": "файл упражнения найден в работе несколько раз — оставьте один",
     "timeout": "превышен лимит времени",
     "memory": "превышен лимит памяти",
     "crash": "процесс с решением аварийно завершился",
 }
 
 
-def feedback_markdown(submission: SubmissionResult) -> str:
-    lines = [
-        f"# Результаты проверки: {submission.name}",
-        "",
-        f"**Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов.**",
-        "",
-        HIDDEN_NOTE,
-    ]
+def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "visible") -> str:
+    """The student's Markdown report. With hidden results concealed (anything but "visible") it
+    shows the import and the public cases only: no hidden name, hint, count or total."""
+    concealed = conceals_hidden(hidden_visibility)
+    if concealed:
+        earned = sum(e.group_score("public")[0] for e in submission.exercises)
+        possible = sum(e.group_score("public")[1] for e in submission.exercises)
+        head = [f"**Открытые тесты: {_points(earned)} из {_points(possible)} баллов.**", "", HIDDEN_LATER]
+    else:
+        head = [
+            f"**Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов.**",
+            "",
+            HIDDEN_NOTE,
+        ]
+    lines = [f"# Результаты проверки: {submission.name}", "", *head]
     if submission.internal_error:
         lines += ["", f"⚠️ {submission.internal_error}"]
     for exercise in submission.exercises:
         public = [r for r in exercise.cases if r.case.visibility == "public"]
-        hidden = [r for r in exercise.cases if r.case.visibility == "hidden"]
-        lines += [
-            "",
-            f"## {exercise.exercise.name} — {exercise.exercise.title}: "
-            f"{_points(exercise.score)} из {_points(exercise.max_score)}",
-            "",
-        ]
-        counts = (
-            f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}, "
-            f"скрытые: {sum(r.passed for r in hidden)} из {len(hidden)}"
-        )
-        if exercise.shown_status != "ok":
-            lines.append(
-                f"Состояние: {STATUS_TEXT[exercise.shown_status]}. Пройдено: {counts}."
+        hidden = [] if concealed else [r for r in exercise.cases if r.case.visibility == "hidden"]
+        if concealed:
+            got, out_of = exercise.group_score("public")
+            points = f"открытые тесты {_points(got)} из {_points(out_of)}"
+            counts = f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}"
+        else:
+            points = f"{_points(exercise.score)} из {_points(exercise.max_score)}"
+            counts = (
+                f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}, "
+                f"скрытые: {sum(r.passed for r in hidden)} из {len(hidden)}"
             )
+        lines += ["", f"## {exercise.exercise.name} — {exercise.exercise.title}: {points}", ""]
+        shown_cases = public + hidden
+        if exercise.shown_status != "ok":
+            lines.append(f"Состояние: {STATUS_TEXT[exercise.shown_status]}. Пройдено: {counts}.")
             if exercise.message:
                 lines += ["", *_fenced(exercise.message)]
-        elif exercise.passed == len(exercise.cases):
-            lines.append(f"Все тесты пройдены ({counts}).")
+        elif all(r.passed for r in shown_cases):
+            lines.append(f"Все {'открытые ' if concealed else ''}тесты пройдены ({counts}).")
             continue
         else:
             lines.append(f"Пройдено: {counts}.")
@@ -238,22 +309,31 @@ def write_text(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def grades_row(submission: SubmissionResult, exercises: list[str]) -> dict[str, str]:
+    """One row of grades.csv (the instructor's: full status, every case counted)."""
+    by_name = {result.exercise.name: result for result in submission.exercises}
+    row = {
+        "submission": submission.name,
+        "status": submission.status,
+        "score": f"{submission.score:.2f}",
+        "max_score": f"{submission.max_score:.2f}",
+        "details": submission.status_details(),
+        "source": submission.source,
+    }
+    for name in exercises:
+        row[name] = f"{by_name[name].score:.2f}" if name in by_name else ""
+    return row
+
+
 def write_grades_csv(path: Path, submissions: Iterable[SubmissionResult], exercises: list[str]) -> None:
+    """grades.csv from scratch (see `gradebook.update_grades_csv` for the in-place update)."""
     with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["submission", "status", "score", "max_score", *exercises, "details", "source"])
+        header = ["submission", "status", "score", "max_score", *exercises, "details", "source"]
+        writer.writerow(header)
         for submission in submissions:
-            by_name = {result.exercise.name: result for result in submission.exercises}
-            row = [
-                submission.name,
-                submission.status,
-                f"{submission.score:.2f}",
-                f"{submission.max_score:.2f}",
-                *[f"{by_name[name].score:.2f}" if name in by_name else "" for name in exercises],
-                submission.status_details(),
-                submission.source,
-            ]
-            writer.writerow([csv_cell(cell) for cell in row])
+            row = grades_row(submission, exercises)
+            writer.writerow([csv_cell(row[key]) for key in header])
 
 
 assert set(SUBMISSION_STATUS_PRIORITY) | {"ok"} == set(STATUSES)

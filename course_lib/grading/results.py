@@ -29,6 +29,7 @@ CATEGORIES = {
     "syntax_error": "синтаксическая ошибка в файле",
     "import_error": "ошибка при импорте файла",
     "missing": "нет файла или нужной функции/класса",
+    "ambiguous": "файл упражнения есть в работе несколько раз: неясно, какой проверять",
     "not_run": "не запускался: слишком много таймаутов в этом упражнении",
     "sandbox": "сбой песочницы проверки",
 }
@@ -46,8 +47,9 @@ STATUS_OF_CATEGORY = {
     "import_error": "crash",
     "syntax_error": "syntax_error",
     "missing": "missing",
+    "ambiguous": "ambiguous",
 }
-STATUSES = ("ok", "syntax_error", "missing", "timeout", "memory", "crash")
+STATUSES = ("ok", "syntax_error", "missing", "ambiguous", "timeout", "memory", "crash")
 
 
 @dataclass
@@ -80,16 +82,47 @@ class ExerciseResult:
     def max_score(self) -> float:
         return self.exercise.points
 
-    def case_points(self) -> float:
-        return self.exercise.points / len(self.cases) if self.cases else 0.0
+    def case_points(self) -> list[float]:
+        """Points of each case, in order (see `case_points`)."""
+        return case_points(self.exercise, [result.case for result in self.cases])
 
     @property
     def score(self) -> float:
-        return round(sum(self.case_points() for result in self.cases if result.passed), 4)
+        points = self.case_points()
+        return round(sum(p for p, result in zip(points, self.cases) if result.passed), 4)
+
+    def group_score(self, visibility: str) -> tuple[float, float]:
+        """(points earned, points possible) over the cases of one visibility."""
+        earned = possible = 0.0
+        for points, result in zip(self.case_points(), self.cases):
+            if result.case.visibility == visibility:
+                possible += points
+                earned += points if result.passed else 0.0
+        return round(earned, 4), round(possible, 4)
 
     @property
     def passed(self) -> int:
         return sum(result.passed for result in self.cases)
+
+
+def case_points(exercise: Exercise, cases: list[Case]) -> list[float]:
+    """Each case's points: the exercise's points split between the "algorithm" cases (a return
+    value is expected) and the "validation" cases (an exception is expected) by the registry's
+    share (70 / 30 by default), then within each group by the cases' `weight` (default 1). A group
+    with no cases gives its share to the other, so the points always add up to the exercise's."""
+    groups = {"algorithm": 0.0, "validation": 0.0}
+    for case in cases:
+        groups[case.group] += case.weight
+    if not cases:
+        return []
+    shares = {"algorithm": exercise.algorithm_share, "validation": 1.0 - exercise.algorithm_share}
+    if not groups["validation"]:
+        shares = {"algorithm": 1.0, "validation": 0.0}
+    elif not groups["algorithm"]:
+        shares = {"algorithm": 0.0, "validation": 1.0}
+    return [
+        exercise.points * shares[case.group] * case.weight / groups[case.group] for case in cases
+    ]
 
 
 @dataclass(frozen=True)
@@ -104,6 +137,6 @@ def status_of(results: list[CaseResult], import_failure: Failure | None) -> str:
     if import_failure is not None:
         return STATUS_OF_CATEGORY.get(import_failure.category, "crash")
     for result in results:
-        if result.category in STATUS_OF_CATEGORY and result.category not in ("missing",):
+        if result.category in STATUS_OF_CATEGORY and result.category not in ("missing", "ambiguous"):
             return STATUS_OF_CATEGORY[result.category]
     return "ok"

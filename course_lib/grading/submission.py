@@ -1,22 +1,61 @@
-"""Reading a submission folder: regular files only, no symlinks, hard links noticed.
+"""Reading a submission as students hand it in: a folder (files at any depth) or a .zip.
 
-A submission folder that is itself a symlink is refused (it could point at solutions/); so is an
+An exercise file `<name>.py` is found when it sits exactly once anywhere below the submission
+(folders `__MACOSX`, `.ipynb_checkpoints`, `__pycache__` and every dotfile are ignored); twice is
+the status "ambiguous", never a guess. Files are decoded as UTF-8 with or without a BOM, and CRLF
+line ends become LF. Paths in messages are relative to the submission: never absolute.
+
+Folders: a submission that is itself a symlink is refused (it could point at solutions/); so is an
 exercise file that is a symlink, or a hard link to a file of the course tree (solutions, hidden
 cases, stubs) when the submission lives outside that tree. Any other file with more than one hard
-link is graded but flagged ("hard_link"), since two students' files may be the same file.
+link is graded but flagged ("hard_link"), since two students' files may be the same file. Every
+folder on the way to a file is opened without following symlinks.
+
+Zips are never extracted: the wanted members are read in memory, each bounded. Refused: a zip
+larger than 50 MB or with more than 10 000 entries, members with absolute or `..` names (ignored),
+symlink members, members over 512 KB, a compression ratio over 200 (a zip bomb), encrypted members.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from course_lib.grading.catalog import CourseLayout, Exercise
+from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise
 from course_lib.grading.results import Failure
 
 MAX_SOURCE_BYTES = 512 * 1024
+MAX_ZIP_BYTES = 50 * 1024 * 1024
+MAX_ENTRIES = 10_000
+MAX_DEPTH = 20
+MAX_RATIO = 200
+IGNORED_DIRS = frozenset({"__MACOSX", ".ipynb_checkpoints", "__pycache__"})
+
+
+def is_ignored(part: str) -> bool:
+    return part in IGNORED_DIRS or part.startswith(".")
+
+
+def submission_kind(path: Path) -> str | None:
+    """"folder", "zip", "symlink" (refused at grading, reported per exercise) or None (not usable)."""
+    if os.path.islink(path):
+        return "symlink"
+    if path.is_dir():
+        return "folder"
+    if path.is_file() and zipfile.is_zipfile(path):
+        return "zip"
+    return None
+
+
+def decode_source(data: bytes, name: str) -> tuple[str | None, Failure | None]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None, Failure("syntax_error", f"файл {name} не в кодировке UTF-8")
+    return text.replace("\r\n", "\n"), None
 
 
 @dataclass
@@ -26,18 +65,28 @@ class SourceFile:
     flags: tuple[str, ...] = ()
 
 
+def _ambiguous(name: str, places: list[str]) -> Failure:
+    listed = ", ".join(sorted(places)[:5])
+    return Failure("ambiguous", f"файл {name} найден несколько раз ({listed}): оставьте один")
+
+
 @dataclass
 class Submission:
-    """An opened submission folder (never followed through a symlink)."""
+    """An opened submission folder (never followed through a symlink) or zip."""
 
     path: Path
-    problem: Failure | None = None  # the whole folder is refused or missing
+    problem: Failure | None = None  # the whole submission is refused or missing
     course_files: frozenset[tuple[int, int]] = field(default_factory=frozenset)
     _fd: int | None = None
+    _places: dict[str, list[str]] = field(default_factory=dict)  # "x.py" -> relative paths
+    _zip: zipfile.ZipFile | None = None
+    _members: dict[str, list[zipfile.ZipInfo]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, path: Path, layout: CourseLayout | None = None) -> Submission:
         path = Path(os.path.abspath(path))  # no resolve(): the last component must stay as given
+        if not os.path.islink(path) and path.is_file():
+            return cls._open_zip(path)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         except FileNotFoundError:
@@ -48,17 +97,124 @@ class Submission:
             return cls(path, Failure("missing", f"папка работы не читается: {error.strerror}"))
         inside_course = layout is not None and path.is_relative_to(layout.root)
         files = frozenset() if layout is None or inside_course else _course_inodes(layout)
-        return cls(path, None, files, fd)
+        submission = cls(path, None, files, fd)
+        submission._index_folder()
+        return submission
+
+    def _index_folder(self) -> None:
+        wanted = {f"{exercise.name}.py" for exercise in EXERCISES}
+        seen = 0
+        for top, dirs, files in os.walk(self.path, followlinks=False):
+            relative = Path(top).relative_to(self.path)
+            dirs[:] = sorted(d for d in dirs if not is_ignored(d)) if len(relative.parts) < MAX_DEPTH else []
+            seen += len(dirs) + len(files)
+            if seen > MAX_ENTRIES:
+                self.problem = Failure("crash", f"в работе больше {MAX_ENTRIES} файлов и папок")
+                return
+            for name in files:
+                if name in wanted:
+                    self._places.setdefault(name, []).append((relative / name).as_posix())
+
+    @classmethod
+    def _open_zip(cls, path: Path) -> Submission:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as error:
+            return cls(path, Failure("missing", f"архив работы не читается: {error.strerror}"))
+        handle = os.fdopen(fd, "rb")
+        try:
+            if os.fstat(handle.fileno()).st_size > MAX_ZIP_BYTES:
+                handle.close()
+                return cls(path, Failure("crash", "архив работы больше 50 МБ"))
+            archive = zipfile.ZipFile(handle)
+            infos = archive.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as error:
+            handle.close()
+            return cls(path, Failure("missing", f"архив работы повреждён: {type(error).__name__}"))
+        if len(infos) > MAX_ENTRIES:
+            archive.close()
+            return cls(path, Failure("crash", f"в архиве больше {MAX_ENTRIES} файлов"))
+        wanted = {f"{exercise.name}.py" for exercise in EXERCISES}
+        members: dict[str, list[zipfile.ZipInfo]] = {}
+        for info in infos:
+            name = info.filename.replace("\\", "/")
+            parts = PurePosixPath(name).parts
+            if (
+                info.is_dir()
+                or not parts
+                or name.startswith("/")
+                or ":" in parts[0]
+                or ".." in parts
+                or any(is_ignored(part) for part in parts)
+            ):
+                continue
+            if parts[-1] in wanted:
+                members.setdefault(parts[-1], []).append(info)
+        return cls(path, None, frozenset(), None, {}, archive, members)
 
     def read(self, exercise: Exercise) -> SourceFile:
         if self.problem is not None:
             return SourceFile(None, self.problem)
-        return read_source(self._fd, exercise, self.course_files)
+        name = f"{exercise.name}.py"
+        if self._zip is not None:
+            return self._read_member(name)
+        places = self._places.get(name, [])
+        if len(places) > 1:
+            return SourceFile(None, _ambiguous(name, places))
+        if not places:
+            return SourceFile(None, Failure("missing", f"нет файла {name}"))
+        parts = PurePosixPath(places[0]).parts[:-1]
+        fd = self._fd
+        opened = []
+        try:
+            for part in parts:
+                fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                opened.append(fd)
+        except OSError as error:
+            for handle in opened:
+                os.close(handle)
+            return SourceFile(None, Failure("missing", f"папка с {name} не читается: {error.strerror}"))
+        try:
+            return read_source(fd, exercise, self.course_files, shown_as=places[0])
+        finally:
+            for handle in opened:
+                os.close(handle)
+
+    def _read_member(self, name: str) -> SourceFile:
+        infos = self._members.get(name, [])
+        if len(infos) > 1:
+            return SourceFile(None, _ambiguous(name, [info.filename for info in infos]))
+        if not infos:
+            return SourceFile(None, Failure("missing", f"нет файла {name} в архиве"))
+        info = infos[0]
+        if stat.S_ISLNK(info.external_attr >> 16):
+            return SourceFile(None, Failure("missing", f"{name} в архиве — символическая ссылка"))
+        if info.flag_bits & 0x1:
+            return SourceFile(None, Failure("missing", f"{name} в архиве зашифрован"))
+        if info.file_size > MAX_SOURCE_BYTES:
+            return SourceFile(None, Failure("crash", f"файл {name} больше 512 КБ"))
+        if info.file_size > 4096 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            return SourceFile(None, Failure("crash", f"{name}: подозрительно сильное сжатие (zip-бомба)"))
+        try:
+            with self._zip.open(info) as member:
+                data = member.read(MAX_SOURCE_BYTES + 1)
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError) as error:
+            return SourceFile(None, Failure("missing", f"{name} в архиве не читается: {type(error).__name__}"))
+        if len(data) > MAX_SOURCE_BYTES:
+            return SourceFile(None, Failure("crash", f"файл {name} больше 512 КБ"))
+        source, failure = decode_source(data, name)
+        return SourceFile(source, failure)
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._zip is not None:
+            fp = self._zip.fp
+            self._zip.close()
+            if fp is not None:
+                fp.close()
+            self._zip = None
 
 
 def _course_inodes(layout: CourseLayout) -> frozenset[tuple[int, int]]:
@@ -75,22 +231,29 @@ def _course_inodes(layout: CourseLayout) -> frozenset[tuple[int, int]]:
 
 
 def read_source(
-    dir_fd: int, exercise: Exercise, course_files: frozenset[tuple[int, int]] = frozenset()
+    dir_fd: int,
+    exercise: Exercise,
+    course_files: frozenset[tuple[int, int]] = frozenset(),
+    shown_as: str | None = None,
 ) -> SourceFile:
-    """`<name>.py` in the opened folder: a regular file, not a symlink, UTF-8, of sane size."""
+    """`<name>.py` in the opened folder: a regular file, not a symlink, UTF-8 (a BOM and CRLF are
+    fine), of sane size. `shown_as` is the relative path messages name (default: the file name)."""
     name = f"{exercise.name}.py"
+    file_name = name
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+        fd = os.open(file_name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except FileNotFoundError:
         return SourceFile(None, Failure("missing", f"нет файла {name}"))
     except OSError as error:
+        name = shown_as or name
         try:
-            is_link = stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+            is_link = stat.S_ISLNK(os.lstat(file_name, dir_fd=dir_fd).st_mode)
         except OSError:
             is_link = False
         if is_link:
             return SourceFile(None, Failure("missing", f"{name} — символическая ссылка, а не файл"))
         return SourceFile(None, Failure("missing", f"файл {name} не читается: {error.strerror}"))
+    name = shown_as or name
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -103,10 +266,8 @@ def read_source(
     finally:
         os.close(fd)
     flags = ("hard_link",) if info.st_nlink > 1 else ()
-    try:
-        return SourceFile(data.decode("utf-8"), None, flags)
-    except UnicodeDecodeError:
-        return SourceFile(None, Failure("syntax_error", f"файл {name} не в кодировке UTF-8"), flags)
+    source, failure = decode_source(data, name)
+    return SourceFile(source, failure, flags)
 
 
 def read_submission_file(folder: Path, exercise: Exercise) -> tuple[str | None, Failure | None]:

@@ -180,13 +180,13 @@ def apply_limits(limits, tier):
     cap(resource.RLIMIT_FSIZE, limits["file_size_bytes"])
     cap(resource.RLIMIT_NOFILE, limits["open_files"])
     cap(resource.RLIMIT_CORE, 0)
-    if tier == "root":
+    if tier in ("root", "uid"):
         # Counted per real uid, and this uid belongs to this child alone.
         cap(resource.RLIMIT_NPROC, limits["processes"])
 
 
 def drop_privileges(libc, config):
-    if config["tier"] == "root":
+    if config["tier"] in ("root", "uid"):
         uid, gid = config["uid"], config["gid"]
         os.setgroups([])
         os.setresgid(gid, gid, gid)

@@ -11,6 +11,8 @@ Denied (EPERM unless noted), on x86_64 and aarch64:
   accounting, file handles, quotas;
 * replacing or closing the result and frame fds (dup2/dup3 onto 3 or 4, close(3|4), close_range over
   them), so the harness's frames cannot be intercepted.
+With `deny_network` (the "uid" tier, which has no network namespace): socket() too, so the child
+cannot open any socket (inet, unix, netlink, packet).
 Other architectures get no filter (`build` returns None) and the namespaced tiers refuse to start.
 """
 
@@ -62,7 +64,7 @@ ARCHES = {
             "delete_module": 176, "reboot": 169, "swapon": 167, "swapoff": 168, "acct": 163,
             "settimeofday": 164, "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159,
             "sethostname": 170, "setdomainname": 171, "name_to_handle_at": 303,
-            "open_by_handle_at": 304, "quotactl": 179,
+            "open_by_handle_at": 304, "quotactl": 179, "socket": 41,
         },
     },
     "aarch64": {
@@ -83,7 +85,7 @@ ARCHES = {
             "delete_module": 106, "reboot": 142, "swapon": 224, "swapoff": 225, "acct": 89,
             "settimeofday": 170, "clock_settime": 112, "clock_adjtime": 266, "adjtimex": 171,
             "sethostname": 161, "setdomainname": 162, "name_to_handle_at": 264,
-            "open_by_handle_at": 265, "quotactl": 60,
+            "open_by_handle_at": 265, "quotactl": 60, "socket": 198,
         },
     },
 }  # fmt: skip
@@ -123,7 +125,7 @@ class _Program:
         return b"".join(out)
 
 
-def build(machine):
+def build(machine, deny_network=False):
     """The filter's bytes (struct sock_filter[]) for this machine, or None if unsupported."""
     arch = ARCHES.get(machine)
     if arch is None:
@@ -135,7 +137,7 @@ def build(machine):
     p.load(_NR)
     if arch["x32_bit"]:
         p.jump(_JGE, arch["x32_bit"], "eperm", 0)
-    for name in (*_DENY_COMMON, *arch["extra_deny"]):
+    for name in (*_DENY_COMMON, *arch["extra_deny"], *(("socket",) if deny_network else ())):
         p.jump(_JEQ, nr[name], "eperm", 0)
     p.jump(_JEQ, nr["clone3"], "enosys", 0)
     p.jump(_JEQ, nr["clone"], "clone", 0)
