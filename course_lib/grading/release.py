@@ -1,9 +1,11 @@
 """`python -m course_lib release --out DIR`: the student bundle, and a check that proves it is clean.
 
-The bundle holds notebooks/, course_lib/, exercises/ (stubs and public cases), README.md,
-requirements.txt and what installing them needs (pyproject.toml, Makefile, .env.example). It never
-holds solutions/, grading/ (hidden cases) or tests/. After copying, `verify_bundle` checks the result
-independently of how it was built:
+The bundle holds notebooks/, course_lib/, exercises/ (stubs and public cases), its own Russian
+README.md for students (`templates/student_README.md.txt`: what to open, edit, check and hand in),
+a .gitignore, requirements.txt and what installing them needs (pyproject.toml, Makefile,
+.env.example). It never holds solutions/, grading/ (hidden cases), tests/ or the instructor's
+README. Every exercise or case file must be registered (exercises.json), else exit 2. After
+copying, `verify_bundle` checks the result independently of how it was built:
 
 * only allowed top-level entries exist;
 * no file is byte-identical to a reference solution or a hidden-case file;
@@ -11,7 +13,8 @@ independently of how it was built:
   does not hide one), and every public case file equals the course's public case file;
 * no Python file defines a function or class whose code matches a reference solution's
   (compared on the AST without docstrings);
-* every exercise has its stub, and every function in a stub still raises NotImplementedError.
+* every exercise has its stub, and every function in a stub still raises NotImplementedError;
+* the README holds no instructor-only text (solutions, hidden cases, grade, release, autograder).
 Exit code 0 when the bundle is built and verified, 1 when verification fails, 2 on usage errors.
 """
 
@@ -26,11 +29,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from course_lib.grading.catalog import EXERCISES, CourseLayout, course_root
+from course_lib.grading.catalog import EXERCISES, CourseLayout, course_root, registration_problems
 
 MARKER = ".course-release"
+TEMPLATES = Path(__file__).with_name("templates")
 TOP_LEVEL_DIRS = ("notebooks", "course_lib", "exercises")
-TOP_LEVEL_FILES = ("README.md", "requirements.txt", "pyproject.toml", "Makefile", ".env.example")
+TOP_LEVEL_FILES = ("requirements.txt", "pyproject.toml", "Makefile", ".env.example")
+GENERATED_FILES = ("README.md", ".gitignore")
+INSTRUCTOR_ONLY = (
+    "solutions/", "grading/hidden", "course_lib grade", "course_lib release", "autograder",
+    "INSTRUCTOR", "скрытые тесты в grading", "Gradescope autograder",
+)  # fmt: skip
+
+
+def student_readme() -> str:
+    rows = [
+        f"| `exercises/{e.name}.py` | `{e.notebook}` | {e.title} (`{e.entry}`) |" for e in EXERCISES
+    ]
+    text = (TEMPLATES / "student_README.md.txt").read_text(encoding="utf-8")
+    return text.replace("@EXERCISES@", "\n".join(rows))
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".mypy_cache"}
 IGNORED_SUFFIXES = {".pyc", ".pyo"}
 
@@ -59,6 +76,9 @@ def build_bundle(layout: CourseLayout, out: Path) -> list[Path]:
         if source.is_file() and not source.is_symlink():
             shutil.copyfile(source, out / name)
             written.append(Path(name))
+    (out / "README.md").write_text(student_readme(), encoding="utf-8")
+    (out / ".gitignore").write_text((TEMPLATES / "gitignore.txt").read_text(encoding="utf-8"))
+    written += [Path(name) for name in GENERATED_FILES]
     (out / MARKER).write_text("Пакет курса для студентов (python -m course_lib release).\n")
     return written
 
@@ -116,7 +136,7 @@ def _walk_json(value: Any):
 def verify_bundle(bundle: Path, layout: CourseLayout) -> list[str]:
     """Every reason the bundle is not safe to hand out; empty when it is."""
     problems: list[str] = []
-    allowed = set(TOP_LEVEL_DIRS) | set(TOP_LEVEL_FILES) | {MARKER}
+    allowed = set(TOP_LEVEL_DIRS) | set(TOP_LEVEL_FILES) | set(GENERATED_FILES) | {MARKER}
     for entry in bundle.iterdir():
         if entry.name not in allowed:
             problems.append(f"лишний элемент верхнего уровня: {entry.name}")
@@ -162,6 +182,15 @@ def verify_bundle(bundle: Path, layout: CourseLayout) -> list[str]:
                 origin = solution_defs[dump][1].relative_to(layout.root)
                 problems.append(f"{path.relative_to(bundle)}: {name} совпадает с кодом из {origin}")
 
+    readme = bundle / "README.md"
+    text = readme.read_text(encoding="utf-8", errors="replace") if readme.is_file() else ""
+    if not text:
+        problems.append("нет README.md для студентов")
+    for marker in INSTRUCTOR_ONLY:
+        if marker.lower() in text.lower():
+            problems.append(f"README.md содержит текст для преподавателя: {marker!r}")
+    if not (bundle / ".gitignore").is_file():
+        problems.append("нет .gitignore")
     for exercise in EXERCISES:
         stub = bundle / "exercises" / f"{exercise.name}.py"
         cases = bundle / "exercises" / "cases" / f"{exercise.name}.json"
@@ -201,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     layout = CourseLayout(course_root(args.course_root))
+    unregistered = registration_problems(layout)
+    if unregistered:
+        print("Ошибка: файлы упражнений не совпадают с реестром:", file=sys.stderr)
+        for problem in unregistered:
+            print(f"  - {problem}", file=sys.stderr)
+        return 2
     out = args.out.resolve()
     protected = {*TOP_LEVEL_DIRS, "solutions", "grading", "tests", ".git", ".venv"}
     inside = out.relative_to(layout.root).parts if layout.root in out.parents else ()

@@ -29,6 +29,8 @@ from course_lib.widgets.render import (
 )
 
 INPUT_HINT = "Enter — отправить, Shift+Enter — новая строка"
+STREAMING_NOTE = "печатает…"
+UNSAVED_NOTE = "ответ оборвался и не сохранён в истории"
 
 
 class ChatServiceLike(Protocol):
@@ -119,6 +121,9 @@ class ChatController:
         self.last_context: ContextView | None = None
         self.error: str | None = None
         self.notice: str | None = None
+        self.pending: list[TranscriptEntry] = []
+        """The message being answered and the reply streaming in (or the part of it that broke off)."""
+        self.streams = _accepts_on_delta(service)
         self._listeners: list[Listener] = []
         if session_id is not None:
             # Continuing an existing conversation: show what the session still holds.
@@ -145,17 +150,40 @@ class ChatController:
         """Call `listener(controller)` after every send, new dialogue or error."""
         self._listeners.append(listener)
 
+    @property
+    def shown_transcript(self) -> list[TranscriptEntry]:
+        """The saved conversation plus what is being answered right now (or broke off)."""
+        return [*self.transcript, *self.pending]
+
     def send(self, text: str) -> ChatReply | None:
-        """Ask the service for a reply; on failure keep everything as it was and set `error`."""
+        """Ask the service for a reply; on failure keep everything as it was and set `error`.
+
+        With a streaming service the reply appears piece by piece (listeners are called on every
+        piece); a reply that breaks off stays on screen marked as not saved, until the next send.
+        """
         self.error = None
+        self.pending = []
+        streamed: list[str] = []
         try:
             before = self.service.get_session(self.session_id)
             budget = self.budget
-            reply = self.service.reply(self.session_id, text)
+            if self.streams:
+                self.pending = [TranscriptEntry("user", text.strip(), pending=True)]
+                reply = self.service.reply(
+                    self.session_id, text, on_delta=lambda piece: self._on_piece(streamed, piece)
+                )
+            else:
+                reply = self.service.reply(self.session_id, text)
         except Exception as error:  # noqa: BLE001 - the widget is the boundary: show, do not raise
             self.error = describe_error(error)
+            self.pending = (
+                [TranscriptEntry("user", text.strip(), pending=True),
+                 TranscriptEntry("assistant", "".join(streamed), pending=True, note=UNSAVED_NOTE)]
+                if streamed else []
+            )
             self._notify()
             return None
+        self.pending = []
 
         self.transcript.extend(
             [TranscriptEntry("user", text.strip()), TranscriptEntry("assistant", reply.text)]
@@ -197,9 +225,22 @@ class ChatController:
         self._notify()
         return self.session_id
 
+    def _on_piece(self, streamed: list[str], piece: str) -> None:
+        streamed.append(piece)
+        self.pending = [
+            self.pending[0],
+            TranscriptEntry("assistant", "".join(streamed), pending=True, note=STREAMING_NOTE),
+        ]
+        self._notify()
+
     def _notify(self) -> None:
         for listener in list(self._listeners):
             listener(self)
+
+
+def _accepts_on_delta(service: Any) -> bool:
+    """Can this service stream (`ChatService.can_stream`)? Services that do not say, cannot."""
+    return bool(getattr(service, "can_stream", False))
 
 
 class ChatWidget(widgets.VBox):
@@ -270,7 +311,7 @@ class ChatWidget(widgets.VBox):
             f'<span style="font-size:12px">Session ID: <code class="course-session-id">'
             f"{esc(controller.session_id)}</code></span>"
         )
-        self.transcript_html.value = render_transcript(controller.transcript)
+        self.transcript_html.value = render_transcript(controller.shown_transcript)
         if controller.error:
             self.status_html.value = notice(controller.error, "error")
         elif controller.notice:

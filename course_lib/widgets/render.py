@@ -114,10 +114,15 @@ def message_body(content: str) -> str:
 
 @dataclass(frozen=True)
 class TranscriptEntry:
-    """One line of the conversation as the student saw it."""
+    """One line of the conversation as the student saw it.
+
+    `pending`: a reply still streaming in, or one that broke off and was not saved (`note` says which).
+    """
 
     role: str
     text: str
+    pending: bool = False
+    note: str = ""
 
 
 def render_transcript(entries: Sequence[TranscriptEntry]) -> str:
@@ -128,11 +133,14 @@ def render_transcript(entries: Sequence[TranscriptEntry]) -> str:
         mine = entry.role == "user"
         align = "flex-end" if mine else "flex-start"
         background = "#dff0d8" if mine else "#f4f6f7"
+        border = ";border:1px dashed #b9770e;opacity:0.8" if entry.pending else ""
+        note = f' <i style="color:#b9770e">— {esc(entry.note)}</i>' if entry.note else ""
+        pending_class = " course-msg-pending" if entry.pending else ""
         rows.append(
-            f'<div class="course-msg course-msg-{esc(entry.role)}" '
+            f'<div class="course-msg course-msg-{esc(entry.role)}{pending_class}" '
             f'style="display:flex;justify-content:{align};margin:3px 0">'
-            f'<div style="max-width:85%;background:{background};border-radius:6px;padding:4px 8px">'
-            f'<div style="font-size:11px;color:#555">{esc(ROLE_TITLES.get(entry.role, entry.role))}</div>'
+            f'<div style="max-width:85%;background:{background};border-radius:6px;padding:4px 8px{border}">'
+            f'<div style="font-size:11px;color:#555">{esc(ROLE_TITLES.get(entry.role, entry.role))}{note}</div>'
             f'<div style="white-space:pre-wrap;word-break:break-word">{esc(entry.text)}</div>'
             "</div></div>"
         )
