@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from course_lib.llm.client import LLMClient, LLMResult, Message
+from course_lib.llm.client import LLMClient, LLMResult, Message, generate_with_model
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.chat_history_summary import CHAT_HISTORY_SUMMARY_PROMPT
 from course_lib.prompts.tags import unwrap_tag, wrap_in_tag
@@ -77,10 +77,7 @@ class ConversationSummaryService:
             {"role": "user", "content": build_summary_source(previous_summary, messages)},
         ]
         try:
-            if self.model is None:
-                result = self._llm_client.generate(request)
-            else:
-                result = self._llm_client.generate(request, model=self.model)
+            result = generate_with_model(self._llm_client, request, self.model)
         except LLMClientError as error:
             raise ConversationSummaryError(f"Не удалось создать summary: {error}") from error
 

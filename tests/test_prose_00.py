@@ -19,6 +19,7 @@ import pytest
 from course_lib.config import Settings
 from course_lib.widgets.quiz import TEXT_FALLBACK
 from course_lib.widgets.render import run_hint
+from notebook_text import cell_text, markdown_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "00_setup.ipynb"
@@ -32,18 +33,10 @@ def notebook():
     return nbformat.read(NOTEBOOK, as_version=4)
 
 
-def markdown(notebook) -> str:
-    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+markdown = markdown_text
 
 
-def output_text(code_cell) -> str:
-    parts = []
-    for output in code_cell.get("outputs", []):
-        if "text" in output:
-            parts.append(output["text"])
-        elif "text/plain" in output.get("data", {}):
-            parts.append(output["data"]["text/plain"])
-    return "".join(parts)
+output_text = cell_text
 
 
 def outputs(notebook) -> str:

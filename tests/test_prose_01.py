@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_text import cell_text, markdown_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "01_stateless_call.ipynb"
@@ -33,18 +34,10 @@ def quizzes():
     return json.loads(QUIZZES.read_text(encoding="utf-8"))
 
 
-def markdown(notebook) -> str:
-    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+markdown = markdown_text
 
 
-def output_text(code_cell) -> str:
-    parts = []
-    for output in code_cell.get("outputs", []):
-        if "text" in output:
-            parts.append(output["text"])
-        elif "text/plain" in output.get("data", {}):
-            parts.append(output["data"]["text/plain"])
-    return "".join(parts)
+output_text = cell_text
 
 
 def code_cells_with(notebook, needle: str) -> list[tuple[int, dict]]:

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from course_lib.steps import single_history
+from notebook_text import cell_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "02_single_history.ipynb"
@@ -31,14 +32,7 @@ def normalized(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip("\n").splitlines())
 
 
-def text_output(cell) -> str:
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            parts.append(output["text"])
-        elif "data" in output:
-            parts.append(output["data"].get("text/plain", ""))
-    return "".join(parts)
+text_output = cell_text
 
 
 def heading_index(cells, heading: str) -> int:

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from course_lib.steps import sessions
+from notebook_text import markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "03_sessions.ipynb"
@@ -27,16 +28,14 @@ def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
-def markdown(cells) -> str:
-    return "\n".join(c.source for c in cells if c.cell_type == "markdown")
+markdown = markdown_text
 
 
 def normalized(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip("\n").splitlines())
 
 
-def text_output(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+text_output = stream_text
 
 
 def cell_with(cells, snippet: str):

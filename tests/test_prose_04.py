@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_text import cell_text, markdown_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "04_sliding_window.ipynb"
@@ -28,8 +29,7 @@ def notebook():
     return nbformat.read(NOTEBOOK, as_version=4)
 
 
-def markdown(notebook) -> str:
-    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+markdown = markdown_text
 
 
 def cell(notebook, cell_id: str):
@@ -39,15 +39,7 @@ def cell(notebook, cell_id: str):
 
 
 def output_text(code_cell) -> str:
-    parts = []
-    for output in code_cell.get("outputs", []):
-        if "text" in output:
-            parts.append(output["text"])
-        for mime in ("text/markdown", "text/plain"):
-            if mime in output.get("data", {}):
-                parts.append(output["data"][mime])
-                break
-    return "".join(parts)
+    return cell_text(code_cell, mimes=("text/markdown", "text/plain"))
 
 
 def everything(notebook) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_text import all_output_text, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_summary.ipynb"
@@ -19,26 +20,14 @@ def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
-def markdown(cells) -> str:
-    return "\n".join(c.source for c in cells if c.cell_type == "markdown")
+markdown = markdown_text
 
 
 def code_cell(cells, cell_id: str):
     return next(c for c in cells if c.get("id") == cell_id)
 
 
-def stdout(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
-
-
-def all_output_text(cells) -> str:
-    parts = []
-    for cell in cells:
-        for output in cell.get("outputs", []):
-            parts.append(output.get("text", ""))
-            data = output.get("data", {})
-            parts += [data.get("text/plain", ""), data.get("text/markdown", "")]
-    return "\n".join(parts)
+stdout = stream_text
 
 
 # --- issue 9 §2: the false sentences of 05 ------------------------------------------------------

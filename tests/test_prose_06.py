@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_text import markdown_sources
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_comparing_strategies.ipynb"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -26,8 +27,7 @@ def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
-def markdown(cells) -> list[str]:
-    return [cell.source for cell in cells if cell.cell_type == "markdown"]
+markdown = markdown_sources
 
 
 def prose(source: str) -> str:

@@ -14,6 +14,7 @@ from course_lib.memory import LongTermMemory
 from course_lib.memory.facts import MAX_FACTS_PER_EXTRACTION, MAX_VALUE_CHARS
 from course_lib.memory.store import PREFIX_CHARS
 from course_lib.memory_bench import SCRIPT
+from notebook_text import all_output_text, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "07_persistence_and_memory"
@@ -27,8 +28,7 @@ def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
-def markdown(cells) -> str:
-    return "\n".join(c.source for c in cells if c.cell_type == "markdown")
+markdown = markdown_text
 
 
 def cell(cells, cell_id: str):
@@ -39,18 +39,7 @@ def index(cells, cell_id: str) -> int:
     return next(i for i, c in enumerate(cells) if c.get("id") == cell_id)
 
 
-def stdout(code_cell) -> str:
-    return "".join(o.get("text", "") for o in code_cell.get("outputs", []) if o.get("output_type") == "stream")
-
-
-def all_output_text(cells) -> str:
-    parts = []
-    for code_cell in cells:
-        for output in code_cell.get("outputs", []):
-            parts.append(output.get("text", ""))
-            data = output.get("data", {})
-            parts += [data.get("text/plain", ""), data.get("text/markdown", ""), data.get("text/html", "")]
-    return "\n".join(parts)
+stdout = stream_text
 
 
 # --- the course's standards --------------------------------------------------------------------

@@ -276,6 +276,17 @@ def _cached_tokens(usage: Any) -> int | None:
     return cached if isinstance(cached, int) else None
 
 
+def generate_with_model(client: Any, messages: Sequence[Message], model: str | None) -> LLMResult:
+    """`client.generate(messages)`, naming `model` only when one is set.
+
+    A helper service (summaries, memory) may use its own, cheaper model; test doubles and metered
+    clients whose `generate` takes only the messages still work when it does not.
+    """
+    if model is None:
+        return client.generate(messages)
+    return client.generate(messages, model=model)
+
+
 def _validate_messages(messages: Sequence[Message]) -> None:
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence) or not messages:
         raise LLMBadRequestError("Список сообщений для модели пуст или не является списком.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from course_lib.llm.client import LLMClient, LLMResult, Message
+from course_lib.llm.client import LLMClient, LLMResult, Message, generate_with_model
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.facts import ExtractedFact, MemoryExtractionError, parse_extraction
 from course_lib.prompts.tags import unwrap_tag, wrap_in_tag
@@ -34,10 +34,7 @@ class MemoryExtractor:
             {"role": "user", "content": build_memory_source(customer_texts)},
         ]
         try:
-            if self.model is None:
-                result = self._llm_client.generate(request)
-            else:
-                result = self._llm_client.generate(request, model=self.model)
+            result = generate_with_model(self._llm_client, request, self.model)
         except LLMClientError as error:
             raise MemoryExtractionError(f"Не удалось извлечь факты: {error}") from error
         if result.finish_reason != "stop":

@@ -1,0 +1,60 @@
+"""Reading a stored notebook as text, for the prose tests (`tests/test_prose_NN.py`).
+
+Each helper takes a notebook or its list of cells.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+TEXT_MIMES = ("text/plain", "text/markdown", "text/html")
+
+
+def load_cells(stem: str) -> list:
+    return nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4).cells
+
+
+def _cells(notebook_or_cells) -> list:
+    return notebook_or_cells.cells if hasattr(notebook_or_cells, "cells") else notebook_or_cells
+
+
+def markdown_sources(notebook_or_cells) -> list[str]:
+    return [cell.source for cell in _cells(notebook_or_cells) if cell.cell_type == "markdown"]
+
+
+def markdown_text(notebook_or_cells) -> str:
+    return "\n".join(markdown_sources(notebook_or_cells))
+
+
+def stream_text(cell) -> str:
+    """What the cell printed (stdout/stderr streams)."""
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def cell_text(cell, mimes: tuple[str, ...] = ("text/plain", "text/markdown")) -> str:
+    """Everything textual a cell shows: its streams and the first of `mimes` each result has."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(output.get("text", ""))
+        data = output.get("data", {})
+        for mime in mimes:
+            if mime in data:
+                value = data[mime]
+                parts.append(value if isinstance(value, str) else "".join(value))
+                break
+    return "".join(parts)
+
+
+def all_output_text(notebook_or_cells, mimes: tuple[str, ...] = TEXT_MIMES) -> str:
+    """Every output of every cell, every textual form of each (for "is this number printed?")."""
+    parts = []
+    for cell in _cells(notebook_or_cells):
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", ""))
+            data = output.get("data", {})
+            parts += [data[mime] if isinstance(data[mime], str) else "".join(data[mime]) for mime in mimes if mime in data]
+    return "\n".join(parts)
