@@ -5,7 +5,8 @@
 The submissions are built from the course's own files: 70% reference solutions, 20% untouched
 stubs, 10% half reference and half stubs. Every exercise of every submission runs in its own
 sandboxed child with all public and hidden cases, exactly as `python -m course_lib grade` does
-(the benchmark calls that command's `main`).
+(the benchmark calls that command's `main`), so the wall time also covers writing the reports,
+updating grades.csv under its lock and the similarity report.
 """
 
 from __future__ import annotations

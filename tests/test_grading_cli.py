@@ -125,7 +125,7 @@ def test_hidden_failures_show_name_and_hint_only(tmp_path):
     out = tmp_path / "out"
     assert cli.main([str(submission), "--out", str(out), "--exercise", "select_recent_turns", *QUIET]) == 0
     before = (out / "s" / "feedback.md").read_text(encoding="utf-8")  # before publication
-    assert "available_tokens bool" not in before and "Подсказка" not in before and "скрыт" in before
+    assert "available_tokens bool" not in before and "Подсказка" not in before and "Скрытые тесты уже проверены" in before
     feedback = (out / "s" / "feedback_after_publication.md").read_text(encoding="utf-8")
     assert "- ❌ «available_tokens bool — TypeError». Подсказка:" in feedback  # no reason: name and hint
     assert "Подсказка: bool — подкласс int, но здесь он не годится." in feedback

@@ -152,9 +152,9 @@ def lock_down(base: Path) -> None:
         path = base / name
         path.mkdir(exist_ok=True)
         os.chmod(path, mode)
-    metadata = base / "submission_metadata.json"
-    if metadata.exists():
-        os.chmod(metadata, 0o600)
+    for name in ("submission_metadata.json", "run_autograder"):
+        if (base / name).exists():
+            os.chmod(base / name, 0o600 if name.endswith(".json") else 0o700)
 
 
 def run(argv: list[str]) -> int:

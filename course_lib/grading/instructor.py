@@ -116,7 +116,7 @@ def mistakes(layout: CourseLayout) -> str:
         if len(failed) > 4:
             shown.append(f"и ещё {len(failed) - 4}")
         cell = "<br>".join(text.replace("|", "\\|") for text in shown) or "—"
-        lines.append(f"| {what} | {result.score:g} из {result.max_score:g} | {cell} |")
+        lines.append(f"| {what} | {result.score:.2f} из {result.max_score:g} | {cell} |")
     return "\n".join(lines).strip() + "\n"
 
 

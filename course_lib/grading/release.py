@@ -33,7 +33,7 @@ from course_lib.grading.catalog import EXERCISES, CourseLayout, course_root, reg
 
 MARKER = ".course-release"
 TEMPLATES = Path(__file__).with_name("templates")
-TOP_LEVEL_DIRS = ("notebooks", "course_lib", "exercises")
+TOP_LEVEL_DIRS = ("notebooks", "course_lib", "exercises", "jupyter")
 TOP_LEVEL_FILES = ("requirements.txt", "pyproject.toml", "Makefile", ".env.example")
 GENERATED_FILES = ("README.md", ".gitignore")
 INSTRUCTOR_ONLY = (

@@ -98,6 +98,20 @@ def source_tokens(source: str | None) -> tuple[str, ...] | None:
         return None
 
 
+def entry_tokens(source: str | None, entry: str) -> tuple[str, ...] | None:
+    """The tokens of the exercise's own function or class (compared with course code)."""
+    if not source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == entry:
+            return tokens(ast.Module([node], []))
+    return None
+
+
 def _ratio(a: tuple[str, ...], b: tuple[str, ...]) -> float:
     if not a or not b or min(len(a), len(b)) / max(len(a), len(b)) < THRESHOLD - 0.05:
         return 0.0
@@ -150,18 +164,20 @@ def similarity_rows(
         stub = layout.exercises_dir / f"{exercise.name}.py"
         stub_tokens = source_tokens(stub.read_text(encoding="utf-8")) if stub.is_file() else None
         prepared = []
+        entries = {}
         for submission, by_exercise in sources.items():
             toks = source_tokens(by_exercise.get(exercise.name))
             if toks is None or len(toks) < MIN_NODES or toks == stub_tokens:
                 continue
             prepared.append((submission, toks))
+            entries[submission] = entry_tokens(by_exercise.get(exercise.name), exercise.entry) or toks
         for (a, ta), (b, tb) in combinations(prepared, 2):
             ratio = 1.0 if ta == tb else _ratio(ta, tb)
             if ratio >= threshold:
                 rows.append([exercise.name, "submissions", a, b, f"{ratio:.3f}"])
-        for submission, toks in prepared:
+        for submission, _ in prepared:
             for origin, course in shown:
-                ratio = _ratio(toks, course)
+                ratio = _ratio(entries[submission], course)
                 if ratio >= threshold:
                     rows.append([exercise.name, "course_code", submission, origin, f"{ratio:.3f}"])
     return rows
