@@ -88,12 +88,16 @@ async function sendWithEnter(text) {
   const input = page.locator(".course-chat-input textarea");
   await input.fill(text);
   await input.press("Enter");
+  // The reply streams in ("печатает…"); it is final once no message is pending any more.
   await page.waitForFunction(
-    ([selector, count]) => document.querySelectorAll(selector).length > count,
+    ([selector, count]) =>
+      document.querySelectorAll(selector).length > count &&
+      !document.querySelector(".course-chat-transcript .course-msg-pending"),
     [".course-chat-transcript .course-msg-assistant", before],
     { timeout: 30_000 },
   );
   const reply = (await assistant.last().innerText()).trim();
+  check(!reply.includes("печатает…"), "the saved reply is no longer marked as streaming");
   log(`reply to «${text}»: ${reply.replace(/\s+/g, " ")}`);
   return reply;
 }
