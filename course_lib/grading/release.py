@@ -43,9 +43,8 @@ INSTRUCTOR_ONLY = (
 
 
 def student_readme() -> str:
-    rows = [
-        f"| `exercises/{e.name}.py` | `{e.notebook}` | {e.title} (`{e.entry}`) |" for e in EXERCISES
-    ]
+    by_notebook = sorted(EXERCISES, key=lambda e: e.notebook)  # in the order the student meets them
+    rows = [f"| `exercises/{e.name}.py` | `{e.notebook}` | {e.title} (`{e.entry}`) |" for e in by_notebook]
     text = (TEMPLATES / "student_README.md.txt").read_text(encoding="utf-8")
     return text.replace("@EXERCISES@", "\n".join(rows))
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".mypy_cache"}
