@@ -15,6 +15,7 @@ UV_PIN := $(shell grep -m1 '^uv==' requirements.txt 2>/dev/null)
 # uv installs the pinned requirements in seconds (pip: about a minute on a fresh machine).
 # uv comes from PATH, or is fetched once into .venv/.uv by the system's pip (or the venv's own);
 # when there is no way to get it, pip does the job. The venv gets pip too, for %pip in notebooks.
+# UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a company proxy's CA included).
 UV_BOOT := $(VENV)/.uv
 
 $(STAMP): requirements.txt pyproject.toml
@@ -27,8 +28,8 @@ $(STAMP): requirements.txt pyproject.toml
 	  $$pip_cmd install --quiet --disable-pip-version-check --target $(UV_BOOT) "$(UV_PIN)" >/dev/null 2>&1 || true; \
 	fi; \
 	if [ -z "$$uv" ] && [ -x $(UV_BOOT)/bin/uv ]; then uv=$(UV_BOOT)/bin/uv; fi; \
-	if [ -n "$$uv" ] && "$$uv" pip install --quiet --python $(PY) -r requirements.txt pip \
-	   && "$$uv" pip install --quiet --python $(PY) --no-deps -e .; then \
+	if [ -n "$$uv" ] && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --python $(PY) -r requirements.txt pip \
+	   && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --python $(PY) --no-deps -e .; then \
 	  echo "Зависимости установлены через uv ($$uv)."; \
 	else \
 	  echo "uv недоступен: устанавливаю через pip (это дольше)."; \
