@@ -188,6 +188,13 @@ def test_results_json_is_written_even_when_grading_fails(tmp_path, zip_path, mou
     assert "Автоматическая проверка не выполнилась" in document["output"]
 
 
+def readable_by_others(path: Path) -> bool:
+    """Whether another uid can reach and list `path`: every ancestor searchable, the folder readable."""
+    if os.stat(path).st_mode & 0o005 != 0o005:
+        return False
+    return all(os.stat(parent).st_mode & 0o001 for parent in path.parents)
+
+
 def test_uid_tier_refuses_when_the_course_is_readable(tmp_path):
     """Without namespaces the grader proves the course is unreadable to the student's uid; a
     world-readable course tree (this checkout) is refused with exit 3, not graded unprotected."""
