@@ -198,8 +198,8 @@ def readable_by_others(path: Path) -> bool:
 def test_uid_tier_refuses_when_the_course_is_readable(tmp_path):
     """Without namespaces the grader proves the course is unreadable to the student's uid; a
     world-readable course tree (this checkout) is refused with exit 3, not graded unprotected."""
-    if os.stat(ROOT).st_mode & 0o005 != 0o005:
-        pytest.skip("the course folder is not world-readable here")
+    if not readable_by_others(ROOT):
+        pytest.skip("the course folder is not readable by other users here (e.g. a 0700 parent)")
     wrapper = tmp_path / "docker_like.py"
     wrapper.write_text(DOCKER_LIKE)
     sub = tmp_path / "sub"
