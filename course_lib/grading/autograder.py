@@ -33,7 +33,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from course_lib.grading.catalog import CourseLayout, course_root, registration_problems
+from course_lib.grading.catalog import CourseLayout, course_root, registration_report
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -100,11 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parsed = parser.parse_args(args)
     layout = CourseLayout(course_root(parsed.course_root))
-    problems = registration_problems(layout)
-    if problems:
-        print("Ошибка: файлы упражнений не совпадают с реестром:", file=sys.stderr)
-        for problem in problems:
-            print(f"  - {problem}", file=sys.stderr)
+    unregistered = registration_report(layout)
+    if unregistered:
+        print(f"Ошибка: {unregistered}", file=sys.stderr)
         return 2
     out = parsed.out.resolve()
     if out.is_relative_to(layout.root / "exercises") or out.is_relative_to(layout.root / "course_lib"):

@@ -160,6 +160,14 @@ def registration_problems(layout: CourseLayout) -> list[str]:
     return problems
 
 
+def registration_report(layout: CourseLayout) -> str | None:
+    """One Russian message listing what the registry does not match; None when all is registered."""
+    problems = registration_problems(layout)
+    if not problems:
+        return None
+    return "файлы упражнений не совпадают с реестром:\n  - " + "\n  - ".join(problems)
+
+
 def _is_course_root(path: Path) -> bool:
     return (path / "exercises").is_dir() and (path / "course_lib").is_dir()
 

@@ -34,7 +34,7 @@ from course_lib.grading.catalog import (
     RegistryError,
     course_root,
     get_exercise,
-    registration_problems,
+    registration_report,
 )
 from course_lib.grading.gradebook import locked, update_grades_csv, write_gradebook
 from course_lib.grading.launch import unsafe_launch
@@ -208,11 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     layout = CourseLayout(course_root(args.course_root))
     try:
-        problems = registration_problems(layout)
-        if problems:
-            raise RegistryError(
-                "файлы упражнений не совпадают с реестром:\n  - " + "\n  - ".join(problems)
-            )
+        unregistered = registration_report(layout)
+        if unregistered:
+            raise RegistryError(unregistered)
         exercises = (
             [get_exercise(name) for name in args.exercise] if args.exercise else list(EXERCISES)
         )

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from course_lib.grading.catalog import EXERCISES, CourseLayout, course_root, registration_problems
+from course_lib.grading.catalog import EXERCISES, CourseLayout, course_root, registration_report
 
 MARKER = ".course-release"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -113,8 +113,9 @@ def _definitions(source: str) -> dict[str, str]:
     return found
 
 
-def _raises_not_implemented(function: ast.FunctionDef) -> bool:
-    for node in ast.walk(function):
+def raises_not_implemented(tree: ast.AST) -> bool:
+    """Whether the code contains `raise NotImplementedError` (a stub not yet solved)."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Raise) and node.exc is not None:
             target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(target, ast.Name) and target.id == "NotImplementedError":
@@ -205,7 +206,7 @@ def verify_bundle(bundle: Path, layout: CourseLayout) -> list[str]:
         if not functions:
             problems.append(f"exercises/{exercise.name}.py: нет ни одной функции")
         for function in functions:
-            if not _raises_not_implemented(function):
+            if not raises_not_implemented(function):
                 problems.append(
                     f"exercises/{exercise.name}.py: {function.name} не выбрасывает NotImplementedError"
                 )
@@ -229,11 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     layout = CourseLayout(course_root(args.course_root))
-    unregistered = registration_problems(layout)
+    unregistered = registration_report(layout)
     if unregistered:
-        print("Ошибка: файлы упражнений не совпадают с реестром:", file=sys.stderr)
-        for problem in unregistered:
-            print(f"  - {problem}", file=sys.stderr)
+        print(f"Ошибка: {unregistered}", file=sys.stderr)
         return 2
     out = args.out.resolve()
     protected = {*TOP_LEVEL_DIRS, "solutions", "grading", "tests", ".git", ".venv"}

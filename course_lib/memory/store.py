@@ -131,12 +131,6 @@ class MemoryStore:
         """Every value ever stored for the user, oldest first, replaced ones included."""
         return self._facts("WHERE user_id = ?", (user_id,))
 
-    def users(self) -> tuple[str, ...]:
-        rows = self._connection().execute(
-            "SELECT user_id FROM user_facts UNION SELECT user_id FROM archived_turns ORDER BY 1"
-        )
-        return tuple(row[0] for row in rows)
-
     # --- turns --------------------------------------------------------------------------------
 
     def archive_turn(

@@ -19,6 +19,7 @@ from course_lib.llm.offline.summary import compose_summary
 
 PHONE = re.compile(r"(?<!\d)(?:\+7|8)[\s\-()]*\d{3}[\s\-()]*\d{3}[\s\-]*\d{2}[\s\-]*\d{2}(?!\d)")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_MEMORY_TAG = re.compile(r"<(?:user_memory|recalled_turns)>")
 MEMORY_LABELS = {
     "Имя": "customer_name",
     "Номер заказа": "order_number",
@@ -56,6 +57,11 @@ def compose_extraction(messages: Sequence[Mapping[str, str]]) -> str:
 
 def read_memory_blocks(messages: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
     """The request with each memory block replaced by a `<conversation_summary>` of its facts."""
+    if not any(
+        message.get("role") == "user" and _MEMORY_TAG.search(message.get("content") or "")
+        for message in messages
+    ):
+        return list(messages)  # the usual case: nothing to rewrite, no copies
     rewritten: list[dict[str, str]] = []
     for message in messages:
         content = message.get("content") or ""

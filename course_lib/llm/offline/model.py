@@ -95,8 +95,9 @@ class OfflineModel:
         self._encoding = get_encoding(encoding_name)
         self._faults = FaultQueue()
         self._cache = PromptCache() if prompt_cache else None
-        # The same history comes back every turn: encode each text once.
-        self._encode = functools.lru_cache(maxsize=8192)(self._encode_uncached)
+        # The same history comes back every turn: build each message's block once, and the
+        # cache compares blocks it has seen before by identity.
+        self._block = functools.lru_cache(maxsize=8192)(self._block_uncached)
         self._requests: deque[dict[str, Any]] = deque(maxlen=REQUEST_LOG_SIZE)
         self._calls = 0
         self._lock = threading.Lock()
@@ -313,10 +314,10 @@ class OfflineModel:
         Each block is the message's 3 format tokens (stand-ins) + role + content, so the blocks'
         total length equals `TokenCounter.count_messages` without the reply primer.
         """
-        return [(-1, -1, -1, *self._encode(m["role"]), *self._encode(m["content"])) for m in messages]
+        return [self._block(m["role"], m["content"]) for m in messages]
 
-    def _encode_uncached(self, text: str) -> tuple[int, ...]:
-        return tuple(self._encoding.encode(text, disallowed_special=()))
+    def _block_uncached(self, role: str, content: str) -> tuple[int, ...]:
+        return (-1, -1, -1, *self._encoding.encode(role), *self._encoding.encode(content, disallowed_special=()))
 
 
 class PromptCache:
@@ -347,7 +348,7 @@ class PromptCache:
 def _common_prefix(blocks: list[tuple[int, ...]], seen: list[tuple[int, ...]]) -> int:
     length = 0
     for ours, theirs in zip(blocks, seen):
-        if ours == theirs:
+        if ours is theirs or ours == theirs:
             length += len(ours)
             continue
         for a, b in zip(ours, theirs):
