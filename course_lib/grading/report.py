@@ -192,7 +192,7 @@ def _summary_lines(submission: SubmissionResult, concealed: bool) -> list[str]:
         for exercise in submission.exercises:
             got, out_of = exercise.group_score("public")
             lines.append(
-                f"- {exercise.exercise.name}: открытые тесты {_points(got)} из {_points(out_of)}"
+                f"- {exercise.exercise.name}: баллы за открытые тесты {_points(got)} из {_points(out_of)}"
                 f" ({exercise.shown_status})"
             )
         return lines
@@ -255,7 +255,7 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
         hidden = [] if concealed else [r for r in exercise.cases if r.case.visibility == "hidden"]
         if concealed:
             got, out_of = exercise.group_score("public")
-            points = f"открытые тесты {_points(got)} из {_points(out_of)}"
+            points = f"баллы за открытые тесты {_points(got)} из {_points(out_of)}"
             counts = f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}"
         else:
             points = f"{_points(exercise.score)} из {_points(exercise.max_score)}"
