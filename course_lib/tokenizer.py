@@ -21,6 +21,7 @@ from pathlib import Path
 import tiktoken
 
 TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1  # a message with a "name" field costs one token more (OpenAI's recipe)
 """Approximate per-message overhead of the chat format (role markers, separators)."""
 
 REPLY_PRIMER_TOKENS = 3
@@ -137,10 +138,12 @@ class TokenCounter:
         return self._count_cached(text)
 
     def count_message(self, message: Mapping[str, str]) -> int:
-        """One message's share of a request: 3 + tokens of its role + tokens of its content."""
-        return TOKENS_PER_MESSAGE + self.count_text(message["role"]) + self.count_text(
-            message["content"]
-        )
+        """One message's share of a request: 3 + tokens of its role + tokens of its content
+        (+ 1 + tokens of its name, when it has one: OpenAI's counting recipe)."""
+        tokens = TOKENS_PER_MESSAGE + self.count_text(message["role"]) + self.count_text(message["content"])
+        if "name" in message:
+            tokens += TOKENS_PER_NAME + self.count_text(message["name"])
+        return tokens
 
     def count_messages(self, messages: Iterable[Mapping[str, str]]) -> int:
         """A whole request: every message plus the reply primer."""

@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 TOKENS_PER_MESSAGE = 3
 REPLY_PRIMER_TOKENS = 3
+TOKENS_PER_NAME = 1
 
 
 def count_message_tokens(
@@ -19,4 +20,9 @@ def count_message_tokens(
         if not isinstance(role, str) or not isinstance(content, str):
             raise TypeError("role и content должны быть строками")
         total += TOKENS_PER_MESSAGE + count_text(role) + count_text(content)
+        if "name" in message:
+            name = message["name"]
+            if not isinstance(name, str):
+                raise TypeError("name должен быть строкой")
+            total += TOKENS_PER_NAME + count_text(name)
     return total

@@ -9,9 +9,9 @@ def trim_by_message_count(
         raise TypeError("max_messages должен быть целым числом")
     if max_messages < 0:
         raise ValueError("max_messages не может быть отрицательным")
-    has_system = bool(messages) and messages[0].get("role") == "system"
-    head = list(messages[:1]) if has_system else []
-    dialogue = list(messages[1:] if has_system else messages)
+    has_instruction = bool(messages) and messages[0].get("role") in ("system", "developer")
+    head = list(messages[:1]) if has_instruction else []
+    dialogue = list(messages[1:] if has_instruction else messages)
     if len(dialogue) <= max_messages:
         return head + dialogue
     # dialogue[-0:] would be the whole list: slice from an explicit start instead.

@@ -1,12 +1,16 @@
-"""Hidden cases cover every edge the statements name: each plausible wrong solution fails one.
+"""Cases catch every typical mistake: each plausible wrong solution fails a hidden case *and* a public one.
 
 A mutant is the reference solution with one requirement broken (a text replacement, checked to
 apply) or a short rewrite. Each must fail at least one *hidden* case, so a student who passes the
-public cases alone cannot pass the hidden ones with that mistake.
+public cases alone cannot pass the hidden ones with that mistake; and at least one *public* case,
+so `check()` in the notebook shows the mistake before grading does (public cases teach). A mistake
+may be left to the hidden set only when the hidden case file says why, under "left_to_hidden":
+[{"mistake": "<the mutant's description>", "why": "..."}].
 """
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -96,8 +100,10 @@ REPLACEMENTS = [
      "    while False:"),
     ("trim_by_message_count", "orphan dropped even untrimmed", "    if len(dialogue) <= max_messages:\n        return head + dialogue\n", ""),
     ("trim_by_message_count", "every system message is a prompt",
-     '    has_system = bool(messages) and messages[0].get("role") == "system"',
-     '    has_system = any(m.get("role") == "system" for m in messages)'),
+     '    has_instruction = bool(messages) and messages[0].get("role") in ("system", "developer")',
+     '    has_instruction = any(m.get("role") in ("system", "developer") for m in messages)'),
+    ("trim_by_message_count", "developer instruction not kept",
+     'messages[0].get("role") in ("system", "developer")', 'messages[0].get("role") == "system"'),
     ("trim_by_message_count", "bool accepted", "    if isinstance(max_messages, bool) or not isinstance(max_messages, int):",
      "    if not isinstance(max_messages, int):"),
     ("rolling_compress", "the [-0:] slice", "    split_at = len(dialogue) - keep\n    old, recent = dialogue[:split_at], dialogue[split_at:]",
@@ -212,19 +218,34 @@ def _mutant_source(name, old, new):
     return reference.replace(old, new)
 
 
-@pytest.fixture(scope="module")
-def outcomes():
+def _outcomes(visibility: str) -> dict:
     def run(mutant):
         name, what, old, new = mutant
         exercise = BY_NAME[name]
-        hidden = load_cases(LAYOUT.hidden_cases_file(exercise), exercise, "hidden")
+        path = LAYOUT.hidden_cases_file(exercise) if visibility == "hidden" else LAYOUT.public_cases_file(exercise)
+        cases = load_cases(path, exercise, visibility)
         source = _mutant_source(name, old, new)
         assert source != _reference(name)
-        result = run_exercise(exercise, source, [hidden], Limits())
+        result = run_exercise(exercise, source, [cases], Limits())
         return (name, what), result
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(pool.map(run, MUTANTS))
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return _outcomes("hidden")
+
+
+@pytest.fixture(scope="module")
+def public_outcomes():
+    return _outcomes("public")
+
+
+def _left_to_hidden(name: str) -> dict[str, str]:
+    data = json.loads(LAYOUT.hidden_cases_file(BY_NAME[name]).read_text(encoding="utf-8"))
+    return {entry["mistake"]: entry["why"] for entry in data.get("left_to_hidden", [])}
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[f"{m[0]}: {m[1]}" for m in MUTANTS])
@@ -233,6 +254,20 @@ def test_hidden_cases_catch_the_mistake(outcomes, mutant):
     assert result.status == "ok", result.message  # it ran, and still failed something
     failed = [case.case.name for case in result.cases if not case.passed]
     assert failed, f"no hidden case catches: {mutant[1]}"
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[f"{m[0]}: {m[1]}" for m in MUTANTS])
+def test_public_cases_catch_the_mistake_too(public_outcomes, mutant):
+    name, what = mutant[0], mutant[1]
+    result = public_outcomes[(name, what)]
+    failed = [case.case.name for case in result.cases if not case.passed]
+    if failed:
+        return
+    why = _left_to_hidden(name).get(what)
+    assert why and why.strip(), (
+        f"{name}: the mistake «{what}» passes every public case but loses points in hidden ones; "
+        f"add a public case that catches it, or say why it is left to the hidden set (left_to_hidden)"
+    )
 
 
 def test_every_exercise_has_mutants():

@@ -10,6 +10,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from course_lib.russian import messages_count, plural, tokens  # noqa: F401  (re-exported)
 from course_lib.widgets.context import (
     DEVELOPER,
     DROPPED,
@@ -52,28 +53,7 @@ def run_hint(subject: str, goal: str) -> str:
     return f"▶ {subject}: выполните по порядку ячейки выше и эту (Shift+Enter), {goal}."
 
 
-def plural(number: int, forms: tuple[str, str, str]) -> str:
-    """Russian plural: plural(1, ("токен", "токена", "токенов")) -> "1 токен"."""
-    n = abs(number) % 100
-    if 11 <= n <= 14:
-        form = forms[2]
-    elif n % 10 == 1:
-        form = forms[0]
-    elif 2 <= n % 10 <= 4:
-        form = forms[1]
-    else:
-        form = forms[2]
-    return f"{number} {form}"
-
-
-def tokens(number: int) -> str:
-    return plural(number, ("токен", "токена", "токенов"))
-
-
-def messages_count(number: int) -> str:
-    return plural(number, ("сообщение", "сообщения", "сообщений"))
-
-
+# One home for Russian plurals: course_lib.russian (re-exported here for the widgets).
 def notice(text: str, tone: str = "info") -> str:
     """A one-line coloured box: tone is "error", "success" or "info"."""
     colors = {

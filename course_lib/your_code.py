@@ -1,0 +1,215 @@
+"""Your exercise code inside the course's chat: the notebooks run what you wrote in exercises/.
+
+    from course_lib.your_code import your_code
+    split_into_turns = your_code("split_into_turns")
+    split_into_turns(history)          # your function once it passes its public cases
+
+`your_code(name)` returns a stand-in for the exercise's function (or class) that, on every call,
+looks at `exercises/<name>.py` as you saved it last:
+
+- the file changed since the last look → its public cases run again, in the same sandbox as
+  `check(name)`; a kernel restart is never needed;
+- every public case passes → your code runs (the file is executed in the notebook's own process,
+  like an import, so its line numbers show in a traceback);
+- a stub, a failing case, a syntax error or a missing file → the course's own version runs
+  (`course_lib.course_versions.<name>`, which passes every public and hidden case).
+
+Each time the choice is made or changes, one Russian line says which implementation runs and, for
+the course's, why and what to do (`check("name")`). `.implementation` is "yours" or "course", for
+notebooks that want to show or assert it. An exception raised by your code keeps its traceback and
+gains a note naming your file: the notebook shows the mistake instead of hiding it behind the
+course's version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from course_lib.grading.catalog import BY_NAME, Exercise, find_course_root, get_exercise
+
+__all__ = ["ExerciseCode", "YOURS", "COURSE", "your_code", "which_code"]
+
+YOURS, COURSE = "yours", "course"
+STUB, FAILING, BROKEN = "stub", "failing", "broken"
+
+_registry: dict[tuple[str, str], ExerciseCode] = {}
+_registry_lock = threading.Lock()
+
+
+def _noun(exercise: Exercise) -> tuple[str, str]:
+    """("ваша функция split_into_turns", "функция") or the class forms."""
+    if exercise.kind == "class":
+        return f"ваш класс {exercise.entry}", "класс"
+    return f"ваша функция {exercise.entry}", "функция"
+
+
+def status_line(exercise: Exercise, state: str, passed: int = 0, total: int = 0, reason: str = "") -> str:
+    """The one line a notebook prints about which implementation of `exercise` runs."""
+    where = f"exercises/{exercise.name}.py"
+    yours, _ = _noun(exercise)
+    check = f'check("{exercise.name}")'
+    if state == YOURS:
+        return f"✔ {exercise.name}: работает {yours} из {where} (открытые тесты: {passed} из {total})."
+    if state == STUB:
+        return (f"↪ {exercise.name}: в {where} пока заготовка — работает версия курса. "
+                f"Когда решите упражнение, здесь заработает ваш код; проверка: {check}.")
+    if state == FAILING:
+        return (f"↪ {exercise.name}: {yours} пока не проходит открытые тесты ({passed} из {total}) — "
+                f"работает версия курса. Что не так: {check}.")
+    return f"↪ {exercise.name}: {where} не загружается ({reason}) — работает версия курса. Подробности: {check}."
+
+
+class ExerciseCode:
+    """A callable that runs the student's exercise code when it passes, the course's otherwise."""
+
+    def __init__(self, exercise: Exercise, root: Path, *, announce: Callable[[str], None] | None = print) -> None:
+        self.exercise = exercise
+        self.root = root
+        self.path = root / "exercises" / f"{exercise.name}.py"
+        self._announce = announce
+        self._lock = threading.Lock()
+        self._stat_key: tuple | None = None
+        self._digest: str | None = None
+        self._entry: Any = None
+        self.implementation = COURSE
+        self.status = ""
+        self.refresh()
+
+    # -- choosing -------------------------------------------------------------------------------
+
+    def refresh(self) -> str:
+        """Re-read the student's file if it changed; return "yours" or "course"."""
+        with self._lock:
+            key = self._file_key()
+            if key is not None and key == self._stat_key and self._entry is not None:
+                return self.implementation
+            self._stat_key = key
+            data = self._read()
+            digest = hashlib.sha256(data).hexdigest() if data is not None else None
+            if digest == self._digest and self._entry is not None:
+                return self.implementation
+            self._digest = digest
+            implementation, entry, status = self._choose(data)
+            changed = status != self.status
+            self.implementation, self._entry, self.status = implementation, entry, status
+        if changed and self._announce is not None:
+            self._announce(status)
+        return implementation
+
+    def _file_key(self) -> tuple | None:
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+    def _read(self) -> bytes | None:
+        try:
+            return self.path.read_bytes()
+        except OSError:
+            return None
+
+    def _choose(self, data: bytes | None) -> tuple[str, Any, str]:
+        exercise = self.exercise
+        if data is None:
+            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason="файла нет")
+        # Imported here: the grading modules are only needed once a notebook asks for student code.
+        from course_lib.exercises import run_check
+
+        result = run_check(exercise.name, root=self.root)
+        total, passed = len(result.cases), result.passed
+        if total and all(case.category == "not_implemented" for case in result.cases):
+            return COURSE, self._course_entry(), status_line(exercise, STUB)
+        if result.message and all(case.detail == result.message for case in result.cases):
+            reason = result.cases[0].reason if result.cases else "ошибка"
+            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason=reason)
+        if not total or passed < total:
+            return COURSE, self._course_entry(), status_line(exercise, FAILING, passed, total)
+        try:
+            entry = self._load_student_entry(data)
+        except Exception as error:  # the sandbox passed it, the kernel could not: say so and go on
+            reason = f"{type(error).__name__}: {error}"
+            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason=reason)
+        return YOURS, entry, status_line(exercise, YOURS, passed, total)
+
+    def _course_entry(self) -> Any:
+        module = importlib.import_module(f"course_lib.course_versions.{self.exercise.name}")
+        return getattr(module, self.exercise.entry)
+
+    def _load_student_entry(self, data: bytes) -> Any:
+        # A fresh module per version of the file: objects made by an older version keep working.
+        module = types.ModuleType(f"exercises_{self.exercise.name}", f"exercises/{self.exercise.name}.py")
+        module.__file__ = str(self.path)
+        code = compile(data.decode("utf-8-sig"), str(self.path), "exec")
+        sys.modules[module.__name__] = module  # dataclasses and pickling look their module up here
+        exec(code, module.__dict__)
+        entry = getattr(module, self.exercise.entry)
+        if not callable(entry):
+            raise TypeError(f"{self.exercise.entry} не функция и не класс")
+        return entry
+
+    # -- using ----------------------------------------------------------------------------------
+
+    @property
+    def entry(self) -> Any:
+        """The function or class that runs now (after looking at the file again)."""
+        self.refresh()
+        return self._entry
+
+    def module_attribute(self, name: str) -> Any:
+        """A name from the module that runs now, e.g. the student's `ChatHistoryError`."""
+        self.refresh()
+        return getattr(sys.modules.get(self._entry.__module__), name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.refresh()
+        entry, implementation = self._entry, self.implementation
+        try:
+            return entry(*args, **kwargs)
+        except Exception as error:
+            if implementation == YOURS:
+                error.add_note(
+                    f"Ошибка в вашем коде: exercises/{self.exercise.name}.py. Открытые тесты он прошёл, "
+                    f"а на данных этого ноутбука упал — найдите в трассировке строку из вашего файла."
+                )
+            raise
+
+    def __repr__(self) -> str:
+        return self.status
+
+
+def your_code(name: str, *, root: str | Path | None = None, announce: bool = True) -> ExerciseCode:
+    """The stand-in for exercise `name` (its file stem or entry, e.g. "SessionHistory").
+
+    One stand-in per exercise and course folder: asking twice gives the same object and prints
+    nothing new unless the file changed.
+    """
+    exercise = get_exercise(name)
+    course_root = find_course_root(root)
+    key = (str(course_root), exercise.name)
+    with _registry_lock:
+        found = _registry.get(key)
+    if found is not None:
+        if announce and found._announce is not None:
+            before = found.status
+            found.refresh()
+            if found.status == before:
+                print(found.status)
+        return found
+    code = ExerciseCode(exercise, course_root, announce=print if announce else None)
+    with _registry_lock:
+        return _registry.setdefault(key, code)
+
+
+def which_code(*names: str) -> dict[str, str]:
+    """{"split_into_turns": "yours", ...} for the named exercises (all when none is named)."""
+    chosen = names or tuple(BY_NAME)
+    return {get_exercise(name).name: your_code(name, announce=False).refresh() for name in chosen}
