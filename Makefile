@@ -16,6 +16,9 @@ UV_PIN := $(shell grep -m1 '^uv==' requirements.txt 2>/dev/null)
 # uv comes from PATH, or is fetched once into .venv/.uv by the system's pip (or the venv's own);
 # when there is no way to get it, pip does the job. The venv gets pip too, for %pip in notebooks.
 # UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a company proxy's CA included).
+# One uv call installs the pins and builds the editable course package in parallel (a second call
+# waited for its own build environment: about 5 s of a cold first start); pip fetches uv as a
+# wheel only, without compiling it.
 UV_BOOT := $(VENV)/.uv
 
 $(STAMP): requirements.txt pyproject.toml
@@ -25,11 +28,11 @@ $(STAMP): requirements.txt pyproject.toml
 	if [ -z "$$uv" ] && [ ! -x $(UV_BOOT)/bin/uv ] && [ -n "$(UV_PIN)" ]; then \
 	  if $(PYTHON) -m pip --version >/dev/null 2>&1; then pip_cmd="$(PYTHON) -m pip"; \
 	  else $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade >/dev/null; pip_cmd="$(PY) -m pip"; fi; \
-	  $$pip_cmd install --quiet --disable-pip-version-check --target $(UV_BOOT) "$(UV_PIN)" >/dev/null 2>&1 || true; \
+	  $$pip_cmd install --quiet --disable-pip-version-check --no-compile --no-deps --only-binary=:all: \
+	    --target $(UV_BOOT) "$(UV_PIN)" >/dev/null 2>&1 || true; \
 	fi; \
 	if [ -z "$$uv" ] && [ -x $(UV_BOOT)/bin/uv ]; then uv=$(UV_BOOT)/bin/uv; fi; \
-	if [ -n "$$uv" ] && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --python $(PY) -r requirements.txt pip \
-	   && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --python $(PY) --no-deps -e .; then \
+	if [ -n "$$uv" ] && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --python $(PY) -r requirements.txt pip -e .; then \
 	  echo "Зависимости установлены через uv ($$uv)."; \
 	else \
 	  echo "uv недоступен: устанавливаю через pip (это дольше)."; \
@@ -53,10 +56,15 @@ LAB_STATE ?= $(VENV)/course-lab
 WORKSPACE := $(LAB_STATE)/workspaces/default-37a8.jupyterlab-workspace
 LAB_ARGS  ?=
 
+# PATH and VIRTUAL_ENV: Lab's terminals (and kernels) find the course's python first, so every
+# `python -m course_lib …` the course prints works when pasted into a terminal opened from Lab.
+VENV_ABS := $(abspath $(VENV))
+
 lab: $(STAMP)
 	@mkdir -p "$(LAB_STATE)/workspaces"
 	@test -f "$(WORKSPACE)" || cp jupyter/workspace.json "$(WORKSPACE)"
 	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
+	  PATH="$(VENV_ABS)/bin:$$PATH" VIRTUAL_ENV="$(VENV_ABS)" \
 	  exec $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
 	  --LabApp.workspaces_dir="$(LAB_STATE)/workspaces" $(ROOT_FLAG) $(LAB_ARGS)
 
@@ -67,7 +75,7 @@ TEST_PATHS := $(wildcard tests) notebooks
 NBVAL_MODE := $(if $(wildcard tests),--nbval,--nbval-lax)
 
 test: $(STAMP)
-	LLM_BACKEND=offline COURSE_DOTENV=0 $(PY) -m pytest $(TEST_PATHS) $(NBVAL_MODE) --nbval-sanitize-with notebooks/sanitize.cfg
+	LLM_BACKEND=offline COURSE_DOTENV=0 OFFLINE_STREAM_CHARS_PER_SECOND=0 $(PY) -m pytest $(TEST_PATHS) $(NBVAL_MODE) --nbval-sanitize-with notebooks/sanitize.cfg
 
 # Re-execute every notebook in a fresh kernel and store its outputs (what nbval compares against).
 notebooks: $(STAMP)

@@ -55,16 +55,23 @@ def build_chat_app(
     with_summary: bool = True,
     store: SessionStore | None = None,
     memory_store: MemoryStore | None = None,
+    history_policy: SlidingWindowHistory | None = None,
 ) -> ChatApp:
-    """`store=None` keeps sessions in memory (gone with the process); see `session_store`.
+    """`store=None` keeps sessions where CHAT_STORE_URL says (a SQLite file or PostgreSQL), or in
+    memory when it is empty (gone with the process); see `session_store` and `store_url`.
 
     `memory_store` turns long-term memory on (`reply(..., user_id=...)`), with the support prompt
-    1.2.0 that knows the memory blocks.
+    1.2.0 that knows the memory blocks. `history_policy` replaces the library's window with any
+    object of the same interface (notebook 04's `ExerciseWindow`, built from the student's code).
     """
     settings = settings or load_settings()
+    if store is None and settings.chat_store_url:
+        from course_lib.store_url import open_session_store  # psycopg only when a URL asks for it
+
+        store = open_session_store(settings.chat_store_url)
     llm_client = LLMClient(settings, offline_model=offline_model)
     token_counter = TokenCounter()
-    history_policy = SlidingWindowHistory(
+    history_policy = history_policy or SlidingWindowHistory(
         token_counter=token_counter,
         input_token_budget=settings.chat_input_token_budget,
     )
@@ -92,5 +99,7 @@ def build_chat_app(
         keep_recent_turns=settings.keep_recent_turns,
         session_ttl_seconds=settings.session_ttl_seconds,
         store=store,
+        # A failed summary must not cost the customer a reply: answer from the window, say so.
+        summary_failure="window",
     )
     return ChatApp(settings, llm_client, token_counter, history_policy, summary_service, chat_service)

@@ -69,12 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     strategies.add_argument(
         "--keep", type=_non_negative_int, default=DEFAULTS.keep_recent, metavar="K",
-        help=f"K свежих сообщений для «Summary + K сообщений» (по умолчанию {DEFAULTS.keep_recent})",
+        help=f"K свежих сообщений для «Сводка + K сообщений» (по умолчанию {DEFAULTS.keep_recent})",
     )
     strategies.add_argument(
         "--keep-turns", type=_positive_int, default=DEFAULTS.keep_recent_turns, metavar="K",
-        help="K свежих ходов для «Окно + summary + K ходов», keep_recent_turns у ChatService "
-        f"(по умолчанию {DEFAULTS.keep_recent_turns}; K = 0 — это «Окно + summary»)",
+        help="K свежих ходов для «Окно + сводка + K ходов», keep_recent_turns у ChatService "
+        f"(по умолчанию {DEFAULTS.keep_recent_turns}; K = 0 — это «Окно + сводка»)",
     )
     strategies.add_argument(
         "--via-sdk", action="store_true",

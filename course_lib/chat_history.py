@@ -129,7 +129,7 @@ class SlidingWindowHistory:
         )
         if corrected(required_tokens, token_factor) > self._input_token_budget:
             raise ChatHistoryError(
-                "Developer-инструкция, summary и новое сообщение не помещаются во входной бюджет: "
+                "Developer-инструкция, сводка и новое сообщение не помещаются во входной бюджет: "
                 f"нужно {corrected(required_tokens, token_factor)} токенов, бюджет {self._input_token_budget}."
             )
 

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from threading import Lock
 from time import perf_counter, time
+from typing import Literal
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, SlidingWindowHistory
 from course_lib.conversation_summary_service import (
@@ -33,7 +34,10 @@ from course_lib.session_store import (
     SessionState,
     SessionStore,
     SessionStoreError,
+    check_owner,
 )
+
+_ANYONE = object()  # get_session/reset_session without `user_id`: the application itself, no check
 
 
 class ChatServiceError(RuntimeError):
@@ -82,6 +86,26 @@ class ChatReply:
     """What the correction rests on after this reply (estimate vs the provider's count)."""
     streamed: bool = False
     first_token_seconds: float | None = None
+    summary_error: str | None = None
+    """Why the history could not be compressed this turn: the reply then used the window alone,
+    and the turns that did not fit stay stored, to be folded on a later turn."""
+    measured_prompt_tokens: int | None = None
+    """The server's count of this request before it was sent (servers with no usage in streams)."""
+
+
+    def notes(self) -> str | None:
+        """What the customer should know besides the reply, in Russian: the history was not
+        compressed this turn, or what memory learned (or failed to learn). None when nothing."""
+        lines: list[str] = []
+        if self.summary_error is not None:
+            lines.append(f"Сводка не обновлена ({self.summary_error}); ответ дан по последним сообщениям, "
+                         "ваше сообщение и вся история сохранены.")
+        if self.memory_extraction is not None:
+            lines.append(self.memory_extraction.describe())
+        return "\n".join(lines) or None
+
+
+SummaryFailure = Literal["window", "raise"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +146,7 @@ class ChatService:
         memory: LongTermMemory | None = None,
         calibration: TokenCalibration | None = None,
         prices: Mapping[str, Price] = DEFAULT_PRICES,
+        summary_failure: SummaryFailure = "raise",
     ) -> None:
         """`summary_service=None` gives the plain sliding window: old turns are just not sent.
 
@@ -136,7 +161,13 @@ class ChatService:
         `memory`: long-term memory per user, used by `reply(..., user_id=...)` (notebook 07).
         `calibration`: learns how the provider's token count differs from the estimate, so the
         budget holds in the provider's tokens. `prices`: USD per 1M tokens, for `ChatReply.cost_usd`.
+        `summary_failure`: when the summary call fails or runs out of tokens, `"raise"` fails the
+        turn and changes nothing (the lesson in notebook 05); `"window"` (the console and the chat
+        panel, via `build_chat_app`) answers with the window alone and says so in
+        `ChatReply.summary_error` — the customer's message is kept, nothing is folded or lost.
         """
+        if summary_failure not in ("window", "raise"):
+            raise ValueError("summary_failure: допустимы 'window' и 'raise'.")
         if isinstance(keep_recent_turns, bool) or not isinstance(keep_recent_turns, int):
             raise TypeError("keep_recent_turns должен быть целым числом.")
         if keep_recent_turns < 0:
@@ -155,11 +186,29 @@ class ChatService:
         self._memory = memory
         self._calibration = calibration if calibration is not None else TokenCalibration()
         self._prices = prices
+        self._summary_failure = summary_failure
+        # Whether the server sends usage in streams: None until the first streamed reply says.
+        self._usage_in_streams: bool | None = None
         # The configured model names the provider's tokenizer (a metered test client may have none).
         self._model_name: str = getattr(llm_client, "model", "model")
         # One lock per session in use (a turn is read-modify-write), and one for that registry.
         self._locks: dict[str, _SessionLock] = {}
         self._locks_lock = Lock()
+
+    @property
+    def llm_client(self) -> LLMClient:
+        return self._llm_client
+
+    def context_warning(self) -> str | None:
+        """A Russian warning when this service's budget plus the reply limit exceeds the server's
+        context window (None when it fits or the server does not say)."""
+        check = getattr(self._llm_client, "context_warning", None)
+        if check is None:
+            return None
+        try:
+            return check(self._history_policy.input_token_budget)
+        except Exception:  # noqa: BLE001 — a warning must never stop the chat
+            return None
 
     @property
     def keep_recent_turns(self) -> int:
@@ -223,40 +272,55 @@ class ChatService:
         with self._session_lock(session_key):
             started_at = perf_counter()
             state = self._load(session_key)
+            self._check_owner(session_key, state, user_key)  # before anything of it is read or sent
             history = state.messages  # a WholeHistory: the window need not re-check it
             developer_message = self.build_developer_message()
             user_message = self.build_user_message(text)
             memory = self._memory_context(user_key, session_key, text)
             memory_messages = list(memory.messages) if memory else []
             prepared = self._prepare(developer_message, history, user_message, state.summary, memory_messages)
+            measured = self._measure(prepared, streaming=on_delta is not None)
+            if measured is not None:  # the correction may have changed: the window is chosen again
+                prepared = self._prepare(developer_message, history, user_message, state.summary, memory_messages)
 
             new_summary = state.summary
             summary_result: LLMResult | None = None
             summary_elapsed: float | None = None
+            summary_error: str | None = None
             kept_history = history
             summarized = 0
             summary_calls: list[LLMResult] = []
             if prepared.removed_history_messages > 0 and self._summary_service is not None:
+                window_only = prepared
                 # Keep up to K of the turns the window still had; fold everything older.
                 recent_turns = min(self._keep_recent_turns, prepared.context_history_messages // 2)
                 split = len(history) - 2 * recent_turns
                 summary_started = perf_counter()
-                while True:
-                    to_summarize, kept_history = history[:split], history[split:]
-                    new_summary, summary_result = self._summarize(state.summary, to_summarize)
-                    summary_calls.append(summary_result)
-                    prepared = self._prepare_after_compression(
-                        developer_message, kept_history, user_message, memory_messages, new_summary
-                    )
-                    if prepared.removed_history_messages == 0:
-                        break
-                    # The new summary is longer than the old one and pushed a kept turn out: a
-                    # turn must be either verbatim in the request or folded into the summary.
-                    split += prepared.removed_history_messages
+                try:
+                    while True:
+                        to_summarize, kept_history = history[:split], history[split:]
+                        new_summary, summary_result = self._summarize(state.summary, to_summarize)
+                        summary_calls.append(summary_result)
+                        prepared = self._prepare_after_compression(
+                            developer_message, kept_history, user_message, memory_messages, new_summary
+                        )
+                        if prepared.removed_history_messages == 0:
+                            break
+                        # The new summary is longer than the old one and pushed a kept turn out: a
+                        # turn must be either verbatim in the request or folded into the summary.
+                        split += prepared.removed_history_messages
+                    summarized = len(to_summarize)
+                except ChatServiceError as error:
+                    if self._summary_failure == "raise":
+                        raise
+                    # The reply still comes, from the window alone; nothing is folded or lost.
+                    summary_error = str(error)
+                    prepared, kept_history, new_summary, summary_result = window_only, history, state.summary, None
                 summary_elapsed = perf_counter() - summary_started
-                summarized = len(to_summarize)
 
             llm_result = self._generate(prepared.messages, on_delta)
+            if on_delta is not None:
+                self._usage_in_streams = llm_result.prompt_tokens is not None
             # Evidence for the correction, even if the reply fails validation below.
             self._calibration.observe(self._model_name, prepared.estimated_tokens, llm_result.prompt_tokens)
             reply_text = validate_reply(llm_result)
@@ -272,6 +336,7 @@ class ChatService:
                 messages,
                 new_summary,
                 unchanged_prefix=0 if summary_updated else len(history),
+                owner=user_key,
             )
             history_messages = len(committed.messages)
             has_summary = committed.summary is not None
@@ -280,6 +345,8 @@ class ChatService:
         extraction = None
         if self._memory is not None and user_key is not None:
             extraction = self._memory.after_turn(user_key, session_key, committed.version, text, reply_text)
+            if extraction is not None:  # the customer waited for it too
+                elapsed_seconds += extraction.elapsed_seconds
 
         return ChatReply(
             text=reply_text,
@@ -311,6 +378,8 @@ class ChatService:
             calibration=self._calibration.evidence(self._model_name),
             streamed=llm_result.streamed,
             first_token_seconds=llm_result.first_token_seconds,
+            summary_error=summary_error,
+            measured_prompt_tokens=measured,
         )
 
     def preview(self, session_id: str, user_text: str, policy: SlidingWindowHistory | None = None) -> PreparedHistory:
@@ -330,33 +399,44 @@ class ChatService:
         except ChatHistoryError as error:
             raise ChatServiceError(f"Не удалось подготовить историю: {error}") from error
 
-    def reset_session(self, session_id: str) -> None:
-        """Forget a conversation: both its exact messages and its summary (the console's /new)."""
+    def reset_session(self, session_id: str, *, user_id: str | None | object = _ANYONE) -> None:
+        """Forget a conversation: both its exact messages and its summary (the console's /new).
+
+        With `user_id` (None too: a caller without a user), a session of someone else is refused.
+        """
         session_key = self._normalize_session_id(session_id)
         with self._session_lock(session_key):
+            if user_id is not _ANYONE:
+                self._check_owner(session_key, self._load(session_key), self._normalize_user_id(user_id))
             self._call_store(self._store.delete, session_key)
 
     def forget_user(self, user_id: str) -> int:
         """Erase everything kept about a user: long-term facts, archived turns, their sessions.
 
         Returns how many facts and archived turns were deleted. The text is gone from the files'
-        bytes (SQLite's secure_delete, a rebuilt search index, VACUUM), not just hidden.
+        bytes (SQLite's secure_delete, a rebuilt search index, VACUUM), not just hidden. Only the
+        sessions the user started are deleted: another user's session is never the caller's data.
         """
         user_key = self._normalize_user_id(user_id)
         if self._memory is None or user_key is None:
             raise ChatServiceError("Долговременная память не подключена: забывать нечего.")
         self._memory.wait()
-        for session_key in self._memory.store.sessions_of(user_key):
+        for session_key in self._call_store(self._store.sessions_owned_by, user_key):
             with self._session_lock(session_key):
                 self._call_store(self._store.delete, session_key)
         self._call_store(self._store.compact)
         return self._memory.forget(user_key)
 
-    def get_session(self, session_id: str) -> ChatSession:
-        """A copy of the session's state (empty for an unknown id); never the live objects."""
+    def get_session(self, session_id: str, *, user_id: str | None | object = _ANYONE) -> ChatSession:
+        """A copy of the session's state (empty for an unknown id); never the live objects.
+
+        With `user_id` (None too: a caller without a user), a session of someone else is refused.
+        """
         session_key = self._normalize_session_id(session_id)
         self._expire_idle()
         state = self._load(session_key)
+        if user_id is not _ANYONE:
+            self._check_owner(session_key, state, self._normalize_user_id(user_id))
         messages = tuple(dict(message) for message in state.messages)
         return ChatSession(session_key, messages, state.summary)  # type: ignore[arg-type]
 
@@ -424,7 +504,7 @@ class ChatService:
                 token_factor=self._token_factor(),
             )
         except ChatHistoryError as error:
-            raise ChatServiceError(f"Новое summary не помещается в бюджет: {error}") from error
+            raise ChatServiceError(f"Новая сводка не помещается в бюджет: {error}") from error
 
     def _cost(self, chat: LLMResult, summaries: list[LLMResult]) -> float | None:
         """USD for this turn's calls, priced by the models they were sent to (None if unknown)."""
@@ -436,6 +516,25 @@ class ChatService:
                 return None
             total += price.cost(result.prompt_tokens, result.completion_tokens, result.cached_tokens or 0)
         return total
+
+    def _measure(self, prepared: PreparedHistory, *, streaming: bool) -> int | None:
+        """Ask the server to count this request when its count cannot come with the reply.
+
+        Before the first request to a server with another tokenizer (so the first request keeps
+        the budget too), and before every streamed one when the server sends no usage in streams
+        (llama.cpp). Returns the count, already recorded in the calibration; None when not needed.
+        """
+        measure = getattr(self._llm_client, "measure_prompt_tokens", None)
+        if measure is None or not getattr(self._llm_client, "needs_token_probe", False):
+            return None
+        first = self._calibration.evidence(self._model_name).samples == 0
+        if not (first or (streaming and self._usage_in_streams is False)):
+            return None
+        actual = measure(prepared.messages)
+        if actual is None:
+            return None
+        self._calibration.observe(self._model_name, prepared.estimated_tokens, actual)
+        return actual
 
     def _token_factor(self) -> float:
         return self._calibration.factor(self._model_name)
@@ -504,6 +603,7 @@ class ChatService:
         summary: str | None,
         *,
         unchanged_prefix: int,
+        owner: str | None,
     ) -> SessionState:
         return self._call_store(
             self._store.commit,
@@ -513,7 +613,14 @@ class ChatService:
             summary,
             unchanged_prefix=unchanged_prefix,
             now=self._clock(),
+            owner=owner,
         )
+
+    @staticmethod
+    def _check_owner(session_key: str, state: SessionState, user_key: str | None) -> None:
+        """A stored session is only for the user who started it (the store checks again on commit)."""
+        if state.version > 0:
+            ChatService._call_store(check_owner, session_key, state.owner, user_key)
 
     @staticmethod
     def _call_store(method, *args, **kwargs):

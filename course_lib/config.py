@@ -72,6 +72,13 @@ class Settings(BaseSettings):
     session_ttl_seconds: float | None = Field(
         default=None, gt=0, validation_alias="CHAT_SESSION_TTL_SECONDS"
     )
+    # Where sessions (and, with a user, long-term memory) live when the app is built without a store:
+    # a SQLite file path or postgresql://… (see course_lib.store_url); empty = in memory only.
+    chat_store_url: str | None = Field(default=None, validation_alias="CHAT_STORE_URL")
+    # The offline model streams at a reading pace, so streaming is visible; 0 = no pacing (tests, CI).
+    offline_stream_chars_per_second: float = Field(
+        default=250.0, ge=0, validation_alias="OFFLINE_STREAM_CHARS_PER_SECOND"
+    )
     # USD per 1M tokens, added to (or replacing) the defaults: {"model": [input, cached_input, output]}.
     model_prices: dict[str, tuple[float, float, float]] = Field(
         default_factory=dict, validation_alias="MODEL_PRICES"
@@ -85,11 +92,24 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("openai_base_url", "summary_model", "session_ttl_seconds", mode="before")
+    @field_validator("openai_base_url", "summary_model", "session_ttl_seconds", "chat_store_url", mode="before")
     @classmethod
     def _blank_url_is_default(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator("chat_store_url", mode="after")
+    @classmethod
+    def _known_store(cls, value: str | None) -> str | None:
+        # An unknown scheme is a settings error now, not a SQLite file in a folder named "redis:".
+        if value is not None:
+            from course_lib.store_url import StoreUrlError, parse_store_location
+
+            try:
+                parse_store_location(value)
+            except StoreUrlError as error:
+                raise ValueError(str(error)) from None
         return value
 
     @field_validator("model_prices", mode="after")

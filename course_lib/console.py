@@ -7,6 +7,9 @@ End of input (Ctrl-D, or the end of a piped file) also quits cleanly.
 course folder), so `--session ID` continues a conversation in a later process. `--user NAME` turns
 long-term memory on for that user (facts from earlier sessions come back; /memory lists them,
 /forget erases them from the file). Without `--store` nothing is written to disk.
+`--store postgresql://user:password@host:5432/db` keeps both in a PostgreSQL database instead, shared
+by every process and machine that uses the same URL (see `store_url`; an unknown scheme is an error).
+A session belongs to the user who started it: `--session` of another user's session is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from uuid import uuid4
 
 from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
-from course_lib.config import SettingsError
+from course_lib.config import SettingsError, load_settings
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
@@ -41,10 +44,19 @@ def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_t
         out(f"С поправкой на токенизатор провайдера (×{result.token_factor:.2f}): ~{corrected:.0f}")
     if result.calibration is not None:
         out(f"Поправка токенов: {result.calibration.describe()}")
-    out(f"Summary сохранено: {YES_NO[result.has_summary]}")
-    out(f"Summary обновлено на этом ходу: {YES_NO[result.summary_updated]}")
+    out(f"Сводка сохранена: {YES_NO[result.has_summary]}")
+    out(f"Сводка обновлена на этом ходу: {YES_NO[result.summary_updated]}")
     out(f"Промпт: {result.prompt_id}@{result.prompt_version}")
-    out(f"Время ответа: {result.elapsed_seconds:.2f} с")
+    if result.summary_error is not None:  # the reply came from the window alone; nothing was lost
+        out(f"Сводка не обновлена: {result.summary_error} Ответ дан по последним сообщениям; "
+            "ваше сообщение и вся история сохранены.")
+    if result.measured_prompt_tokens is not None:
+        out(f"Сервер посчитал этот запрос до отправки: {result.measured_prompt_tokens} токенов")
+    if result.memory_extraction is not None:
+        out(result.memory_extraction.describe())
+    out(f"Время ответа: {result.elapsed_seconds:.2f} с"
+        + (f" (из них извлечение фактов {result.memory_extraction.elapsed_seconds:.2f} с)"
+           if result.memory_extraction is not None else ""))
     if result.total_tokens is None:
         out("Провайдер не вернул статистику токенов.")
     else:
@@ -82,13 +94,16 @@ def run_console(
         out(f"Session ID: {session_id}")
     else:
         try:
-            stored = service.get_session(session_id)
+            stored = service.get_session(session_id, user_id=user_id)  # another user's: refused
         except ChatServiceError as error:
             out(f"Ошибка чата: {error}")
             return
         session_id = stored.session_id
         out(f"Session ID: {session_id} (продолжаем: сообщений в истории {len(stored.messages)}, "
-            f"summary {'есть' if stored.summary else 'нет'})")
+            f"сводка {'есть' if stored.summary else 'нет'})")
+    warning = _context_warning(service)
+    if warning:
+        out(f"Внимание: {warning}")
     memory = service.memory if user_id is not None else None
     if memory is None:
         out("Команды: /new — новый диалог, /exit — выход.")
@@ -117,12 +132,16 @@ def run_console(
             except ChatServiceError as error:
                 out(f"Ошибка чата: {error}")
                 continue
-            out(f"Память о пользователе {user_id} и его диалоги стёрты из файла (записей: {removed}).")
+            out(f"Память о пользователе {user_id} и его диалоги стёрты из файла или базы (записей: {removed}).")
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue
         if command == "/new":
-            service.reset_session(session_id)
+            try:
+                service.reset_session(session_id, user_id=user_id)
+            except ChatServiceError as error:
+                out(f"Ошибка чата: {error}")
+                continue
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue
@@ -132,15 +151,27 @@ def run_console(
                 session_id, user_text, user_id=user_id,
                 on_delta=_printer(shown, write or out) if stream else None,
             )
-        except ChatServiceError as error:
+        except (ChatServiceError, LLMClientError) as error:
             if shown:  # part of a reply is on the screen: say plainly it was not kept
                 out("")
                 out("[ответ оборвался и не сохранён в истории]")
             out(f"Ошибка чата: {error}")
             continue
+        except Exception as error:  # noqa: BLE001 — one bad turn must not end the session
+            if shown:
+                out("")
+                out("[ответ оборвался и не сохранён в истории]")
+            out(f"Непредвиденная ошибка ({type(error).__name__}): {error}. Сессия не изменена; можно продолжать.")
+            continue
         if shown:
             out("")
         print_reply(result, out, with_text=not shown)
+
+
+def _context_warning(service: ChatService) -> str | None:
+    """The server's context is smaller than budget + reply limit: say so before the first turn."""
+    check = getattr(service, "context_warning", None)  # a test double may not have it
+    return check() if check is not None else None
 
 
 def _printer(shown: list[str], write: Callable[[str], None]) -> Callable[[str], None]:
@@ -166,16 +197,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         description="Консольный чат поддержки. Настройки читаются из .env.",
     )
     parser.add_argument(
-        "--store", nargs="?", const=str(DEFAULT_STORE), default=None, metavar="PATH",
-        help=f"хранить сессии в файле SQLite (по умолчанию {DEFAULT_STORE.relative_to(DEFAULT_STORE.parents[1])})",
+        "--store", nargs="?", const=str(DEFAULT_STORE), default=None, metavar="PATH|URL",
+        help=f"хранить сессии в файле SQLite (по умолчанию {DEFAULT_STORE.relative_to(DEFAULT_STORE.parents[1])}) "
+        "или в PostgreSQL: postgresql://пользователь:пароль@хост:5432/база",
     )
     parser.add_argument("--session", metavar="ID", help="продолжить сессию с этим Session ID (нужен --store)")
     parser.add_argument("--user", metavar="NAME", help="включить долговременную память для пользователя (нужен --store)")
     parser.add_argument("--no-stream", action="store_true", help="выводить ответ целиком, а не по мере генерации")
     args = parser.parse_args(argv)
+    if args.store is None and any(getattr(args, option) is not None for option in ("session", "user")):
+        try:  # CHAT_STORE_URL in .env or the environment stands for --store
+            args.store = load_settings().chat_store_url
+        except SettingsError as error:
+            parser.error(str(error))
     for option in ("session", "user"):
         if getattr(args, option) is not None and args.store is None:
-            parser.error(f"--{option} без --store бессмысленен: без файла память не переживает процесс")
+            parser.error(f"--{option} без --store (или CHAT_STORE_URL) бессмысленен: без файла память не переживает процесс")
     if args.user is not None and not args.user.strip():
         parser.error("--user: имя пользователя не должно быть пустым")
     return args
@@ -183,20 +220,28 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    if args.store is None:
+        try:  # no --store: CHAT_STORE_URL from .env or the environment, when set
+            args.store = load_settings().chat_store_url
+        except SettingsError as error:
+            print(error, file=sys.stderr)
+            return 2
     from course_lib.app import build_chat_app  # heavy imports only when the chat really starts
-    from course_lib.memory import MemoryStore
-    from course_lib.session_store import SessionStoreError, SQLiteSessionStore
+    from course_lib.memory.store import MemoryStoreError
+    from course_lib.session_store import SessionStoreError
+    from course_lib.store_url import StoreUrlError, open_memory_store, open_session_store, parse_store_location
 
     try:
-        store = SQLiteSessionStore(args.store) if args.store else None
-        memory_store = MemoryStore(args.store) if args.user else None
+        location = parse_store_location(args.store) if args.store else None
+        store = open_session_store(location) if location else None
+        memory_store = open_memory_store(location) if location and args.user else None
         app = build_chat_app(store=store, memory_store=memory_store)
-    except (SettingsError, LLMClientError, SessionStoreError, sqlite3.Error) as error:
+    except (SettingsError, LLMClientError, SessionStoreError, MemoryStoreError, StoreUrlError, sqlite3.Error) as error:
         print(error, file=sys.stderr)
         return 2
     with app:
-        if args.store:
-            print(f"Сессии хранятся в файле: {args.store}")
+        if location is not None:
+            print(f"Сессии хранятся: {location.display()}")
         run_console(
             app.chat_service,
             app_env=app.settings.app_env,

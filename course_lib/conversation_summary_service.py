@@ -30,6 +30,8 @@ class SummaryResult:
 
     text: str
     llm_result: LLMResult
+    truncated: bool = False
+    """The model's summary was longer than `max_summary_chars` and was cut to fit."""
 
 
 class ConversationSummaryService:
@@ -43,9 +45,9 @@ class ConversationSummaryService:
     ) -> None:
         """`model=None` uses the client's model; `max_summary_chars` fills prompts that have a cap."""
         if isinstance(max_summary_chars, bool) or not isinstance(max_summary_chars, int):
-            raise TypeError("Лимит длины summary должен быть целым числом.")
+            raise TypeError("Лимит длины сводки должен быть целым числом.")
         if max_summary_chars <= 0:
-            raise ValueError("Лимит длины summary должен быть больше нуля.")
+            raise ValueError("Лимит длины сводки должен быть больше нуля.")
         self._llm_client = llm_client
         self.prompt = prompt
         self.model = model
@@ -79,17 +81,35 @@ class ConversationSummaryService:
         try:
             result = generate_with_model(self._llm_client, request, self.model)
         except LLMClientError as error:
-            raise ConversationSummaryError(f"Не удалось создать summary: {error}") from error
+            raise ConversationSummaryError(f"Не удалось создать сводку: {error}") from error
 
         if result.finish_reason == "length":
             raise ConversationSummaryError("Summary остановлено из-за ограничения длины.")
         if result.finish_reason != "stop":
             raise ConversationSummaryError(
-                f"Модель не вернула готовое summary. Причина завершения: {result.finish_reason}."
+                f"Модель не вернула готовую сводку. Причина завершения: {result.finish_reason}."
             )
         if result.text is None or not result.text.strip():
-            raise ConversationSummaryError("Модель вернула пустое summary.")
-        return SummaryResult(text=result.text.strip(), llm_result=result)
+            raise ConversationSummaryError("Модель вернула пустую сводку.")
+        # The prompt states the cap, but a real model may not keep it: the code does.
+        text = cap_summary(result.text.strip(), self.max_summary_chars)
+        return SummaryResult(text=text, llm_result=result, truncated=text != result.text.strip())
+
+
+def cap_summary(text: str, max_chars: int) -> str:
+    """`text` within `max_chars`: whole sentences while they fit, else whole words and "…".
+
+    The summary prompt lists the most important facts first, so the end is what goes.
+    """
+    if len(text) <= max_chars:
+        return text
+    head = text[:max_chars]
+    sentence_end = max(head.rfind(mark) for mark in (". ", "! ", "? ", ".\n", "\n"))
+    if sentence_end >= max_chars // 3:
+        return head[: sentence_end + 1].rstrip()
+    cut = head[: max_chars - 1]
+    word_end = cut.rfind(" ")
+    return (cut[:word_end] if word_end > 0 else cut).rstrip(" ,;:—-") + "…"
 
 
 def build_summary_source(previous_summary: str | None, messages: Sequence[Message]) -> str:

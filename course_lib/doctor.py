@@ -1,4 +1,8 @@
-"""`python -m course_lib doctor`: is this environment ready for the course? (Offline, no key needed.)"""
+"""`python -m course_lib doctor [--check]`: is this environment ready for the course?
+
+Without options it is offline and needs no key. `--check` also makes one tiny real call to the
+configured model (the settings panel's «Проверить», from a terminal) and says what to change.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,14 @@ from course_lib.config import SettingsError, load_settings
 from course_lib.tokenizer import SUPPORTED_ENCODINGS, TokenizerDataError, cache_dir, get_encoding
 
 
+USAGE = "Использование: python -m course_lib doctor [--check]"
+
+
 def main(argv: list[str]) -> int:
+    unknown = [arg for arg in argv if arg != "--check"]
+    if unknown:
+        print(f"Неизвестный аргумент: {' '.join(unknown)}\n{USAGE}", file=sys.stderr)
+        return 2
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -30,4 +41,13 @@ def main(argv: list[str]) -> int:
     print(f"  токенизатор офлайн: {', '.join(f'{n} ({v} токенов)' for n, v in sizes.items())}; кэш {cache_dir()}")
     print(f"  бюджет входа CHAT_INPUT_TOKEN_BUDGET={settings.chat_input_token_budget}, "
           f"MAX_OUTPUT_TOKENS={settings.max_output_tokens}")
-    return 0
+    if "--check" not in argv:
+        return 0
+    from course_lib.model_connection import check_connection
+
+    print("Проверка связи с моделью (один короткий запрос):")
+    report = check_connection(settings)
+    print("  " + str(report).replace("\n", "\n  "))
+    if not report.ok:
+        print("  Продолжить без модели: LLM_BACKEND=offline в .env (или панель настроек в ноутбуке 00).")
+    return 0 if report.ok else 1

@@ -9,7 +9,9 @@ nbval compares it. Hidden cases run only at grading; the report says so.
 
 from __future__ import annotations
 
+import ast
 import html
+import re
 from pathlib import Path
 
 from IPython.display import display
@@ -62,12 +64,74 @@ PASS_MARK, FAIL_MARK = "✔", "✘"
 PASS_COLOR, FAIL_COLOR = "#1e8449", "#c0392b"
 
 # A report is a list of (kind, text) lines; kind decides the mark and the colour.
-TITLE, PASS, FAIL, DETAIL, TOTAL_PASS, TOTAL_FAIL, NOTE = (
-    "title", "pass", "fail", "detail", "total_pass", "total_fail", "note"
+TITLE, PASS, FAIL, DETAIL, TOTAL_PASS, TOTAL_FAIL, NOTE, NOTE_WARN = (
+    "title", "pass", "fail", "detail", "total_pass", "total_fail", "note", "note_warn"
 )
 
 
-def report_lines(result: ExerciseResult, folder_name: str = "exercises") -> list[tuple[str, str]]:
+_LINE_MARK = re.compile(r"\(строка (\d+) вашего файла\)")
+_IMPORT_TIME_WHY = {
+    "input": ("input() на верхнем уровне файла (строка {line}) ждёт ввода с клавиатуры при импорте, а "
+              "при проверке ввода нет, и файл падает с EOFError. Функция получает данные через "
+              "параметры: уберите input() или перенесите его в if __name__ == \"__main__\":."),
+    "print": ("print() на верхнем уровне файла (строка {line}) выполняется при каждом импорте — "
+              "в check(), при проверке работы и в ноутбуке, где вывод смешивается с чужим. "
+              "Уберите его или перенесите в функцию либо в if __name__ == \"__main__\":."),
+}
+
+
+def import_time_calls(source: str) -> list[tuple[str, int]]:
+    """input()/print() calls that run when the file is imported (outside def/class and outside
+    `if __name__ == "__main__":`), as (name, line), first of each kind."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found: dict[str, int] = {}
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return
+        if isinstance(node, ast.If) and _is_main_guard(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in _IMPORT_TIME_WHY):
+            found.setdefault(node.func.id, node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return sorted(found.items(), key=lambda item: item[1])
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__" and any(
+                isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
+
+
+def source_notes(source: str | None, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The student's own lines named in the report, and why import-time input()/print() hurt."""
+    if not source:
+        return []
+    notes: list[tuple[str, str]] = []
+    text_lines = source.splitlines()
+    shown: set[int] = set()
+    for _kind, text in lines:
+        for match in _LINE_MARK.finditer(text):
+            number = int(match.group(1))
+            if number not in shown and 1 <= number <= len(text_lines):
+                shown.add(number)
+                notes.append((DETAIL, f"строка {number}: {_clip(text_lines[number - 1].strip())}"))
+    for name, line in import_time_calls(source):
+        notes.append((NOTE_WARN, _IMPORT_TIME_WHY[name].format(line=line)))
+    return notes
+
+
+def report_lines(result: ExerciseResult, folder_name: str = "exercises",
+                 source: str | None = None) -> list[tuple[str, str]]:
     exercise = result.exercise
     where = f"{folder_name}/{exercise.name}.py"
     lines = [(TITLE, f"Упражнение {exercise.name} — «{exercise.title}» ({where})")]
@@ -93,6 +157,7 @@ def report_lines(result: ExerciseResult, folder_name: str = "exercises") -> list
                 lines.append((DETAIL, _clip(case.detail)))
             if case.output:
                 lines.append((DETAIL, f"вывод: {_clip(case.output.rstrip())}"))
+    lines += source_notes(source, lines)
     passed = result.passed
     if total and passed == total:
         lines.append((TOTAL_PASS, f"Все открытые тесты пройдены: {passed} из {total}."))
@@ -109,6 +174,8 @@ def _text_line(kind: str, text: str) -> str:
         return f"{FAIL_MARK} {text}"
     if kind == DETAIL:
         return "   " + text
+    if kind == NOTE_WARN:
+        return "⚠ " + text
     return text
 
 
@@ -129,15 +196,18 @@ def _html_line(kind: str, text: str) -> str:
         return (f'<div class="course-check-{"passed" if good else "failed"}" style="color:{color};'
                 f"background:{background};font-weight:bold;border-radius:4px;padding:3px 6px;"
                 f'margin:3px 0">{PASS_MARK if good else FAIL_MARK} {body}</div>')
+    if kind == NOTE_WARN:
+        return f'<div class="course-check-warn" style="color:#9a5b00">⚠ {body}</div>'
     return f'<div style="color:#555;font-size:12px">{body}</div>'
 
 
 class CheckReport:
     """check()'s result as a notebook shows it: coloured HTML, and the same lines as text/plain."""
 
-    def __init__(self, result: ExerciseResult, folder_name: str = "exercises") -> None:
+    def __init__(self, result: ExerciseResult, folder_name: str = "exercises",
+                 source: str | None = None) -> None:
         self.result = result
-        self.lines = report_lines(result, folder_name)
+        self.lines = report_lines(result, folder_name, source)
 
     @property
     def passed(self) -> bool:
@@ -153,8 +223,8 @@ class CheckReport:
                 + "".join(_html_line(kind, text) for kind, text in self.lines) + "</div>")
 
 
-def format_report(result: ExerciseResult, folder_name: str = "exercises") -> str:
-    return str(CheckReport(result, folder_name))
+def format_report(result: ExerciseResult, folder_name: str = "exercises", source: str | None = None) -> str:
+    return str(CheckReport(result, folder_name, source))
 
 
 def check(name: str, *, root: str | Path | None = None, folder: str | Path | None = None) -> None:
@@ -163,4 +233,15 @@ def check(name: str, *, root: str | Path | None = None, folder: str | Path | Non
     In a notebook: coloured HTML with a plain-text twin; elsewhere (a console, pytest) the text.
     """
     result = run_check(name, root=root, folder=folder)
-    display(CheckReport(result, Path(folder).name if folder is not None else "exercises"))
+    display(CheckReport(result, Path(folder).name if folder is not None else "exercises",
+                        _read_source(name, root, folder)))
+
+
+def _read_source(name: str, root: str | Path | None, folder: str | Path | None) -> str | None:
+    """The student's file as check() ran it (None when it cannot be read: the report says why)."""
+    exercise = get_exercise(name)
+    directory = Path(folder) if folder is not None else CourseLayout(find_course_root(root)).exercises_dir
+    try:
+        return (directory / f"{exercise.name}.py").read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None

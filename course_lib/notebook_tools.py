@@ -1,4 +1,6 @@
-"""`python -m course_lib notebooks [NAME...]`: re-execute notebooks and store their outputs.
+"""Notebook helpers: `setup_notebook()` for a notebook's first cell, `notebook_data_dir()` for files
+that must outlive a kernel restart, and `python -m course_lib notebooks [NAME...]`, which
+re-executes notebooks and stores their outputs.
 
 Each notebook runs top to bottom in a fresh kernel from `notebooks/`, on the offline model (a key in
 `.env` must not leak a real model's words into the stored outputs). The stored outputs are what
@@ -14,8 +16,48 @@ import time
 from pathlib import Path
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+# Files a notebook keeps across kernel restarts (notebook 07's sessions): in the course folder,
+# ignored by git, never in the student's hand-in.
+DATA_ROOT = Path(__file__).resolve().parent.parent / ".course-data"
 CELL_TIMEOUT_SECONDS = 120
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def setup_notebook() -> None:
+    """The first cell of every notebook: course errors as a few Russian lines (the traceback one
+    click away), a hint to run the cells above on a NameError. Silent; harmless outside IPython
+    and when called twice."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    from course_lib import notebook_errors
+
+    notebook_errors.install(get_ipython())
+
+
+def notebook_data_dir(notebook: str, *, root: Path | None = None) -> Path:
+    """A folder for one notebook's files that a kernel restart does not remove.
+
+    `notebook` is a short name such as "07"; the folder is `.course-data/notebook-07/` in the
+    course folder (hidden in Lab's file browser, ignored by git, not part of handin.zip).
+    """
+    if not notebook or not all(ch.isalnum() or ch in "-_" for ch in notebook):
+        raise ValueError(f"Имя папки ноутбука: только буквы, цифры, - и _ (получено {notebook!r}).")
+    folder = (root or DATA_ROOT) / f"notebook-{notebook}"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def remove_notebook_data(notebook: str, *, root: Path | None = None) -> int:
+    """Delete what `notebook_data_dir(notebook)` holds (the optional clean-up cell); returns the
+    number of files removed."""
+    import shutil
+
+    folder = notebook_data_dir(notebook, root=root)
+    count = sum(1 for item in folder.rglob("*") if item.is_file())
+    shutil.rmtree(folder)
+    return count
 
 
 def execute_notebook(path: Path) -> float:
@@ -23,6 +65,9 @@ def execute_notebook(path: Path) -> float:
     import nbformat
     from nbclient import NotebookClient
 
+    from course_lib.notebook_stamps import STAMP_KEY, inputs_digest
+
+    digest = inputs_digest(path)  # before execution: what these outputs were computed from
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook,
@@ -36,7 +81,10 @@ def execute_notebook(path: Path) -> float:
     client.execute()
     elapsed = time.perf_counter() - started
     _strip_widget_views(notebook)
-    nbformat.write(notebook, path)
+    notebook.metadata[STAMP_KEY] = {"inputs": digest}
+    text = nbformat.writes(notebook) + "\n"
+    if path.read_text(encoding="utf-8") != text:  # byte-identical outputs: leave the file alone
+        path.write_text(text, encoding="utf-8")
     return elapsed
 
 
@@ -50,15 +98,25 @@ def _strip_widget_views(notebook) -> None:
 
 
 def main(argv: list[str]) -> int:
-    os.environ["LLM_BACKEND"] = "offline"  # the kernel inherits both
+    # Stored outputs are what a fresh bundle shows: no key and LLM_BACKEND at its default (auto →
+    # the offline model), no .env; the kernel inherits this environment.
+    for name in ("LLM_BACKEND", "OPENAI_API_KEY"):
+        os.environ.pop(name, None)
     os.environ["COURSE_DOTENV"] = "0"
-    names = set(argv)
+    os.environ["OFFLINE_STREAM_CHARS_PER_SECOND"] = "0"  # stored outputs do not wait for paced streams
+    from course_lib.notebook_stamps import is_current
+
+    force = "--force" in argv
+    names = set(argv) - {"--force"}
     paths = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if not names or p.stem in names or p.name in names)
     if not paths:
         print(f"Ноутбуки не найдены: {' '.join(argv) or NOTEBOOKS_DIR}", file=sys.stderr)
         return 1
     total = 0.0
     for path in paths:
+        if not force and is_current(path):
+            print(f"{path.name}: не изменился (ячейки, course_lib и exercises те же) — пропущен")
+            continue
         elapsed = execute_notebook(path)
         total += elapsed
         print(f"{path.name}: {elapsed:.1f} с")

@@ -9,6 +9,11 @@ never lost and never interleaved with another.
 - `SQLiteSessionStore`: one file (the standard library's `sqlite3`, WAL). Sessions survive a
   restart and can be shared by several processes; a per-session lease keeps two processes from
   working on the same session at once.
+- `course_lib.postgres.session_store.PostgresSessionStore`: one PostgreSQL database shared by
+  processes on many machines (`open_session_store` picks a store by URL, see `store_url`).
+
+A session belongs to the user who started it (`owner`, None for a conversation without a user):
+a commit for another user is refused, so one user can neither read nor extend another's session.
 """
 
 from __future__ import annotations
@@ -44,18 +49,23 @@ class SessionBusyError(SessionStoreError):
     """Another process is answering in this session right now."""
 
 
+class SessionOwnerError(SessionStoreError):
+    """The session belongs to another user (or to none, or the caller gave none)."""
+
+
 @dataclass(frozen=True)
 class SessionState:
     """A session as stored: exact recent messages, the summary of older ones, and a version.
 
     `messages` is a `WholeHistory`: whole user/assistant turns, frozen, checked when stored (and
     when read back from a file someone else could have edited). `version` is 0 for a session that
-    was never committed and grows by one with every commit.
+    was never committed and grows by one with every commit. `owner`: the user who started it.
     """
 
     messages: WholeHistory = field(default_factory=WholeHistory)
     summary: str | None = None
     version: int = 0
+    owner: str | None = None
 
 
 class SessionStore(ABC):
@@ -75,11 +85,14 @@ class SessionStore(ABC):
         *,
         unchanged_prefix: int,
         now: float,
+        owner: str | None = None,
     ) -> SessionState:
         """Replace the session's state in one atomic step, if it is still at `expected_version`.
 
         `unchanged_prefix` says how many leading messages are the ones already stored (a plain turn
         only appends), so a store can write just the rest. Raises `SessionConflictError` otherwise.
+        `owner` is the user committing: the first commit makes them the owner, a later commit by
+        anyone else raises `SessionOwnerError` and writes nothing.
         """
 
     @abstractmethod
@@ -89,6 +102,10 @@ class SessionStore(ABC):
     @abstractmethod
     def session_ids(self) -> tuple[str, ...]:
         """Ids of the stored sessions, least recently committed first."""
+
+    @abstractmethod
+    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+        """Ids of the sessions `owner` started (what forgetting a user deletes), sorted."""
 
     @abstractmethod
     def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
@@ -126,14 +143,18 @@ class InMemorySessionStore(SessionStore):
         *,
         unchanged_prefix: int,
         now: float,
+        owner: str | None = None,
     ) -> SessionState:
+        check_storable(session_id, owner, summary, messages)
         with self._lock:
             entry = self._states.get(session_id)
             current = entry[0].version if entry else 0
+            if entry is not None:
+                check_owner(session_id, entry[0].owner, owner)
             if current != expected_version:
                 raise SessionConflictError(_conflict_text(session_id))
             base = entry[0].messages if entry else WholeHistory()
-            state = SessionState(_grown(base, messages, unchanged_prefix), summary, current + 1)
+            state = SessionState(_grown(base, messages, unchanged_prefix), summary, current + 1, owner)
             self._states[session_id] = (state, now)
             self._states.move_to_end(session_id)
         return state
@@ -145,6 +166,10 @@ class InMemorySessionStore(SessionStore):
     def session_ids(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._states)
+
+    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+        with self._lock:
+            return tuple(sorted(key for key, (state, _) in self._states.items() if state.owner == owner))
 
     def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
         with self._lock:
@@ -162,6 +187,7 @@ class InMemorySessionStore(SessionStore):
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     session_id TEXT PRIMARY KEY,
+    owner      TEXT,
     summary    TEXT,
     version    INTEGER NOT NULL,
     last_used  REAL NOT NULL
@@ -212,16 +238,26 @@ class SQLiteSessionStore(SessionStore):
         self._wait_seconds = wait_seconds
         self._transaction = self._db.transaction
         self._connection = self._db.connection
+        self._add_owner_column()
 
     def close(self) -> None:
         self._db.close()
+
+    def _add_owner_column(self) -> None:
+        # A file written before sessions had owners: its sessions stay without one (no user).
+        with self._transaction() as connection:
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
+            if "owner" not in columns:
+                connection.execute("ALTER TABLE sessions ADD COLUMN owner TEXT")
+        connection = self._connection()
+        connection.execute("CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions(owner)")
 
     # --- the interface ------------------------------------------------------------------------
 
     def load(self, session_id: str) -> SessionState:
         with self._transaction(write=False) as connection:
             row = connection.execute(
-                "SELECT summary, version FROM sessions WHERE session_id = ?", (session_id,)
+                "SELECT summary, version, owner FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             if row is None:
                 return SessionState()
@@ -231,7 +267,7 @@ class SQLiteSessionStore(SessionStore):
             ).fetchall()
         # The file may have been edited by another program: check the history as it is read.
         messages = _whole({"role": role, "content": content} for role, content in rows)
-        return SessionState(messages, row[0], row[1])
+        return SessionState(messages, row[0], row[1], row[2])
 
     def commit(
         self,
@@ -242,19 +278,23 @@ class SQLiteSessionStore(SessionStore):
         *,
         unchanged_prefix: int,
         now: float,
+        owner: str | None = None,
     ) -> SessionState:
+        check_storable(session_id, owner, summary, messages)
         stored = _whole(messages)
         with self._transaction() as connection:
             row = connection.execute(
-                "SELECT version FROM sessions WHERE session_id = ?", (session_id,)
+                "SELECT version, owner FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             current = row[0] if row else 0
+            if row is not None:
+                check_owner(session_id, row[1], owner)
             if current != expected_version:
                 raise SessionConflictError(_conflict_text(session_id))
             if row is None:
                 connection.execute(
-                    "INSERT INTO sessions (session_id, summary, version, last_used) VALUES (?, ?, 1, ?)",
-                    (session_id, summary, now),
+                    "INSERT INTO sessions (session_id, owner, summary, version, last_used) VALUES (?, ?, ?, 1, ?)",
+                    (session_id, owner, summary, now),
                 )
             else:
                 connection.execute(
@@ -274,7 +314,7 @@ class SQLiteSessionStore(SessionStore):
                     if position >= unchanged_prefix
                 ],
             )
-        return SessionState(stored, summary, current + 1)
+        return SessionState(stored, summary, current + 1, owner)
 
     def delete(self, session_id: str) -> None:
         with self._transaction() as connection:
@@ -289,6 +329,12 @@ class SQLiteSessionStore(SessionStore):
     def session_ids(self) -> tuple[str, ...]:
         rows = self._connection().execute(
             "SELECT session_id FROM sessions ORDER BY last_used, session_id"
+        )
+        return tuple(row[0] for row in rows)
+
+    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+        rows = self._connection().execute(
+            "SELECT session_id FROM sessions WHERE owner = ? ORDER BY session_id", (owner,)
         )
         return tuple(row[0] for row in rows)
 
@@ -347,6 +393,37 @@ class SQLiteSessionStore(SessionStore):
                 (session_id, owner, host, os.getpid(), now + self._lease_seconds),
             )
         return True
+
+
+def check_owner(session_id: str, owner: str | None, caller: str | None) -> None:
+    """Refuse (`SessionOwnerError`, in Russian) a caller who is not the session's owner."""
+    if owner == caller:
+        return
+    if owner is None:
+        reason = "начата без имени пользователя, её нельзя продолжить от имени пользователя"
+    elif caller is None:
+        reason = "принадлежит пользователю; без имени пользователя её продолжить нельзя"
+    else:
+        reason = "принадлежит другому пользователю: продолжить или стереть её может только тот, кто её начал"
+    raise SessionOwnerError(f"Сессия {session_id} {reason}. Начните новую сессию.")
+
+
+def check_storable(session_id: str, owner: str | None, summary: str | None, messages: Sequence[Message]) -> None:
+    """Refuse text no store can keep faithfully (the same rule for every store, so none drifts):
+    a NUL character (PostgreSQL's text cannot hold it) or a lone surrogate (not UTF-8)."""
+    contents = (message.get("content") for message in messages if isinstance(message, dict))
+    texts = [session_id, owner, summary, *contents]
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        if "\x00" in text:
+            raise SessionStoreError("Текст содержит нулевой символ (\\x00): такой текст не сохраняется.")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SessionStoreError(
+                "Текст содержит непарный суррогат (это не UTF-8): такой текст не сохраняется."
+            ) from None
 
 
 def _whole(messages: Iterable[Message]) -> WholeHistory:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,8 +25,20 @@ class SQLiteFile:
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         connection = self.connection()
-        connection.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
-        connection.executescript(schema)
+        # Switching to WAL and creating the schema take locks that SQLite's busy handler does not
+        # always wait for (another process opening the same file at the same moment gets "database
+        # is locked" at once): retry them until wait_seconds has passed.
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                if connection.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    connection.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
+                connection.executescript(schema)
+                break
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection (autocommit mode: transactions are explicit)."""

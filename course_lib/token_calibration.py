@@ -81,3 +81,33 @@ class TokenCalibration:
 def corrected(estimate: int, factor: float) -> int:
     """The estimate in the provider's tokens."""
     return estimate if factor == 1.0 else math.ceil(estimate * factor)
+
+
+def tokenizer_ratio(client: object, instruction: str | None = None) -> float:
+    """How many tokens the active model counts per token of the course's estimate, measured on the
+    support instruction (1.0 for the offline model and api.openai.com, which count like the course,
+    and when the server cannot tell)."""
+    if not getattr(client, "needs_token_probe", False):
+        return 1.0
+    from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
+    from course_lib.tokenizer import TokenCounter
+
+    message = {"role": "developer", "content": instruction or SUPPORT_CHAT_PROMPT.render()}
+    actual = client.measure_prompt_tokens([message])  # type: ignore[attr-defined]
+    estimate = TokenCounter().count_messages([message])
+    if not actual or not estimate:
+        return 1.0
+    return max(1.0, actual / estimate)
+
+
+def demo_budget(client: object, offline_budget: int, instruction: str | None = None) -> int:
+    """A lesson's demo budget on the active model: `offline_budget` as written for the offline
+    model, scaled by the model's tokenizer (see `tokenizer_ratio`).
+
+    A budget of 300 holds the instruction and a few turns offline; a small local model counts
+    Russian text 2–3 times higher, and the same 300 would make every turn compress. Offline the
+    result is exactly `offline_budget`, so the notebooks' stored outputs do not change.
+    """
+    if isinstance(offline_budget, bool) or not isinstance(offline_budget, int) or offline_budget <= 0:
+        raise ValueError("Бюджет должен быть целым числом больше нуля.")
+    return math.ceil(offline_budget * tokenizer_ratio(client, instruction))

@@ -43,10 +43,27 @@ DIALOGUE = [
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--base-url", required=True)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--base-url")
+    target.add_argument("--standin", action="store_true",
+                        help="run against the built-in llama.cpp stand-in (what CI does)")
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--budget", type=int, default=1100)
     args = parser.parse_args()
+    if args.standin:
+        from course_lib.testing.llamacpp_standin import LlamaCppStandIn
+
+        with LlamaCppStandIn(model_name=args.model) as server:
+            args.base_url = server.base_url
+            return run(args)
+    return run(args)
+
+
+def _ratio(actual: int | None, estimate: int) -> str:
+    return f"×{actual / estimate:.2f}" if actual and estimate else "—"
+
+
+def run(args: argparse.Namespace) -> int:
     env = {
         "LLM_BACKEND": "openai",
         "OPENAI_API_KEY": "local-server-needs-no-key",
@@ -71,6 +88,10 @@ def main() -> int:
     print(f"  роль после запроса: {client.instruction_role}; finish_reason={result.finish_reason}; "
           f"prompt_tokens={result.prompt_tokens}")
     assert client.instruction_role == "system", "ожидался откат на роль system"
+    print(f"  контекст модели на сервере: {client.context_size() or 'сервер не сообщает'}")
+    warning = client.context_warning(args.budget)
+    if warning:
+        print(f"  предупреждение: {warning}")
     client.close()
     os.environ["LLM_INSTRUCTION_ROLE"] = env["LLM_INSTRUCTION_ROLE"] = "system"  # learned: no more fallbacks
 
@@ -94,10 +115,15 @@ def main() -> int:
             reply = None
         total = time.perf_counter() - started
         print()
-        print(f"  фрагментов: {len(pieces)}; первый через {first[0]:.2f} с; весь ответ {total:.2f} с")
+        first_at = f"{first[0]:.2f} с" if first else "—"
+        print(f"  фрагментов: {len(pieces)}; первый через {first_at}; весь ответ {total:.2f} с")
         if reply is not None:
-            print(f"  оценка курса {reply.estimated_prompt_tokens} токенов, провайдер: {reply.prompt_tokens} "
-                  f"(×{reply.prompt_tokens / reply.estimated_prompt_tokens:.2f}); "
+            # Servers like llama.cpp send no usage in streams: the count is then the one measured before.
+            counted = reply.prompt_tokens if reply.prompt_tokens is not None else reply.measured_prompt_tokens
+            source = "usage ответа" if reply.prompt_tokens is not None else (
+                "замер до отправки" if counted is not None else "сервер не сообщил")
+            print(f"  оценка курса {reply.estimated_prompt_tokens} токенов, сервер: {counted if counted is not None else '—'} "
+                  f"({_ratio(counted, reply.estimated_prompt_tokens)}, {source}); "
                   f"сессия: {len(app.chat_service.get_session('stream').messages)} сообщения")
         else:
             print(f"  сессия после оборванного ответа: {len(app.chat_service.get_session('stream').messages)} сообщений")

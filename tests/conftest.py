@@ -64,8 +64,10 @@ def offline_settings(monkeypatch: pytest.MonkeyPatch) -> Settings:
         "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_BACKEND", "CHAT_INPUT_TOKEN_BUDGET",
         "OPENAI_MODEL", "MAX_OUTPUT_TOKENS", "LLM_INSTRUCTION_ROLE", "SUMMARY_MODEL",
         "SUMMARY_MAX_CHARS", "CHAT_KEEP_RECENT_TURNS", "CHAT_SESSION_TTL_SECONDS", "MODEL_PRICES",
+        "CHAT_STORE_URL",
     ):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OFFLINE_STREAM_CHARS_PER_SECOND", "0")  # fast without the Makefile too
     return Settings(_env_file=None, llm_backend="offline")
 
 

@@ -185,9 +185,10 @@ def test_summary_on_overflow_keeps_the_facts(offline_settings):
 
 @pytest.mark.parametrize("fault", FAULT_KINDS)
 @pytest.mark.parametrize("failing_call", ["summary", "reply after summary"])
-def test_failure_around_the_summary_changes_nothing(offline_settings, fault, failing_call):
+def test_failure_around_the_summary_changes_nothing_when_asked_to_raise(offline_settings, fault, failing_call):
     with make_app(offline_settings, budget=300) as app:
         service, model = app.chat_service, app.llm_client.offline_model
+        service._summary_failure = "raise"  # notebook 05's lesson: a failed turn changes nothing
         # Play the dialogue up to the message that would overflow the window.
         overflowing = play_until_overflow(service, "m")
         before = state(app, "m")
@@ -195,6 +196,38 @@ def test_failure_around_the_summary_changes_nothing(offline_settings, fault, fai
             model.schedule_fault(fault)
         else:
             model.schedule_fault(fault, after=1)  # the summary call succeeds, the reply fails
+        with pytest.raises(ChatServiceError):
+            service.reply("m", overflowing)
+        assert state(app, "m") == before
+
+
+@pytest.mark.parametrize("fault", [f for f in FAULT_KINDS if f != "stream_cut"])
+def test_a_failed_summary_still_answers_with_the_window_and_says_so(offline_settings, fault):
+    with make_app(offline_settings, budget=300) as app:
+        service, model = app.chat_service, app.llm_client.offline_model
+        overflowing = play_until_overflow(service, "m")
+        before_messages, before_summary = state(app, "m")
+        model.schedule_fault(fault)  # the summary call fails; the reply itself is fine
+        reply = service.reply("m", overflowing)
+        assert reply.summary_error and "сократить историю" in reply.summary_error
+        assert not reply.summary_updated and reply.removed_history_messages > 0
+        assert reply.llm_calls == 1
+        messages, summary = state(app, "m")
+        # Nothing lost: every old turn is still stored, the customer's message and the reply too.
+        assert messages[: len(before_messages)] == before_messages and summary == before_summary
+        assert overflowing in messages[-2]["content"] and messages[-1]["content"] == reply.text
+        # The next turn folds what did not fit.
+        later = service.reply("m", "Спасибо, жду ответа.")
+        assert later.summary_updated and later.summary_error is None
+
+
+@pytest.mark.parametrize("fault", [f for f in FAULT_KINDS if f != "stream_cut"])
+def test_the_reply_after_a_good_summary_still_fails_cleanly(offline_settings, fault):
+    with make_app(offline_settings, budget=300) as app:
+        service, model = app.chat_service, app.llm_client.offline_model
+        overflowing = play_until_overflow(service, "m")
+        before = state(app, "m")
+        model.schedule_fault(fault, after=1)  # the summary call succeeds, the reply fails
         with pytest.raises(ChatServiceError):
             service.reply("m", overflowing)
         assert state(app, "m") == before
@@ -234,3 +267,13 @@ def test_preview_changes_nothing_and_calls_no_model(app):
     prepared = service.preview("s", "Что дальше?", policy=small)
     assert prepared.removed_history_messages > 0
     assert state(app, "s") == before and app.llm_client.offline_model.calls == calls
+
+
+def test_reply_notes_say_a_failed_summary_and_what_memory_did(offline_settings):
+    with make_app(offline_settings, budget=300) as app:
+        service, model = app.chat_service, app.llm_client.offline_model
+        overflowing = play_until_overflow(service, "n")
+        model.schedule_fault("server_error")
+        reply = service.reply("n", overflowing)
+        assert "Сводка не обновлена" in reply.notes() and "сохранены" in reply.notes()
+        assert service.reply("other", "Привет").notes() is None

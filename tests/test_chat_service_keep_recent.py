@@ -222,15 +222,33 @@ class LongSummaries:
 def test_a_summary_that_does_not_fit_with_k_changes_nothing(make_settings):
     client = offline_client(make_settings)
     summaries = LongSummaries(ConversationSummaryService(client))
-    chat = ChatService(client, SlidingWindowHistory(COUNTER, BUDGET), summaries, keep_recent_turns=1)
+    chat = ChatService(
+        client, SlidingWindowHistory(COUNTER, BUDGET), summaries, keep_recent_turns=1, summary_failure="raise"
+    )
     for text in MONITOR_DIALOGUE[:2]:
         chat.reply("s", text)
     before = chat.get_session("s")
     assert chat.preview("s", MONITOR_DIALOGUE[2]).removed_history_messages > 0
-    with pytest.raises(ChatServiceError, match="Новое summary не помещается в бюджет"):
+    with pytest.raises(ChatServiceError, match="Новая сводка не помещается в бюджет"):
         chat.reply("s", MONITOR_DIALOGUE[2])
     assert summaries.calls == 1
     assert chat.get_session("s") == before
+
+
+def test_a_summary_that_does_not_fit_answers_with_the_window_by_default(make_settings):
+    client = offline_client(make_settings)
+    summaries = LongSummaries(ConversationSummaryService(client))
+    chat = ChatService(
+        client, SlidingWindowHistory(COUNTER, BUDGET), summaries, keep_recent_turns=1, summary_failure="window"
+    )
+    for text in MONITOR_DIALOGUE[:2]:
+        chat.reply("s", text)
+    before = chat.get_session("s")
+    reply = chat.reply("s", MONITOR_DIALOGUE[2])
+    assert "не помещается" in reply.summary_error and not reply.summary_updated
+    after = chat.get_session("s")
+    assert after.summary == before.summary and after.messages[: len(before.messages)] == before.messages
+    assert len(after.messages) == len(before.messages) + 2
 
 
 @pytest.mark.parametrize("bad", [-1, -5])

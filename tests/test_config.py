@@ -67,3 +67,25 @@ def test_the_key_is_never_shown(offline_settings, monkeypatch):
     with pytest.raises(SettingsError) as caught:
         load_settings(_env_file=None)
     assert SECRET not in str(caught.value)
+
+
+def test_the_store_url_setting_refuses_an_unknown_scheme(monkeypatch):
+    from course_lib.config import Settings
+
+    monkeypatch.setenv("CHAT_STORE_URL", "redis://localhost:6379/0")
+    with pytest.raises(ValueError, match="Неизвестная схема"):
+        Settings(_env_file=None)
+
+
+def test_the_app_keeps_sessions_where_the_setting_says(tmp_path, monkeypatch):
+    from course_lib.app import build_chat_app
+    from course_lib.config import Settings
+
+    path = tmp_path / "sessions.sqlite3"
+    monkeypatch.setenv("OFFLINE_STREAM_CHARS_PER_SECOND", "0")
+    settings = Settings(_env_file=None, llm_backend="offline", chat_store_url=str(path))
+    with build_chat_app(settings) as app:
+        app.chat_service.reply("s-1", "Номер заказа 8041.")
+    with build_chat_app(settings) as again:
+        assert len(again.chat_service.get_session("s-1").messages) == 2
+    assert path.is_file()

@@ -41,7 +41,7 @@ def test_console_remembers_the_order_number():
 
 def test_console_with_budget_300_summarizes_and_recalls():
     output = run_chat([*MONITOR_DIALOGUE, MONITOR_RECALL, "/exit"], CHAT_INPUT_TOKEN_BUDGET="300")
-    assert "Summary обновлено на этом ходу: да" in output
+    assert "Сводка обновлена на этом ходу: да" in output
     last = assistant_lines(output)[-1]
     assert "7718" in last and "подставк" in last.lower()
 

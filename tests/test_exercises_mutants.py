@@ -6,6 +6,10 @@ public cases alone cannot pass the hidden ones with that mistake; and at least o
 so `check()` in the notebook shows the mistake before grading does (public cases teach). A mistake
 may be left to the hidden set only when the hidden case file says why, under "left_to_hidden":
 [{"mistake": "<the mutant's description>", "why": "..."}].
+
+Besides the list below, an exercise's hidden case file may keep its own mutants (what
+`course-lib instructor new-exercise` writes, and where a new exercise's author adds theirs):
+"mutants": [{"mistake": "<description>", "replace": ["<old text in the reference>", "<new text>"]}].
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, CourseLayout
+from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
 from course_lib.grading.runner import run_exercise
 from course_lib.grading.sandbox import Limits
 
@@ -205,9 +209,34 @@ def _rewrite_source(name: str, what: str, source: str | None) -> str:
     return reference.replace("        return list(messages)", "        return messages")
 
 
-MUTANTS = [(name, what, old, new) for name, what, old, new in REPLACEMENTS] + [
+def _case_file_mutants() -> list[tuple[str, str, str, str]]:
+    """The "mutants" of each hidden case file, checked for shape (an authoring error names the file)."""
+    found = []
+    for exercise in EXERCISES:
+        path = LAYOUT.hidden_cases_file(exercise)
+        if not path.is_file():
+            continue
+        entries = json.loads(path.read_text(encoding="utf-8")).get("mutants", [])
+        assert isinstance(entries, list), f"{path.name}: mutants must be a list"
+        for index, entry in enumerate(entries):
+            where = f"{path.name}: mutants[{index}]"
+            assert isinstance(entry, dict) and set(entry) == {"mistake", "replace"}, (
+                f'{where}: expected {{"mistake": "...", "replace": ["old", "new"]}}'
+            )
+            mistake, replace = entry["mistake"], entry["replace"]
+            assert isinstance(mistake, str) and mistake.strip(), f"{where}: mistake must be a non-empty string"
+            assert isinstance(replace, list) and len(replace) == 2 and all(isinstance(t, str) for t in replace), (
+                f"{where}: replace must be two strings, the old text and the new one"
+            )
+            found.append((exercise.name, mistake.strip(), replace[0], replace[1]))
+    return found
+
+
+BUILT_IN = [(name, what, old, new) for name, what, old, new in REPLACEMENTS] + [
     (name, what, None, _rewrite_source(name, what, source)) for name, what, source in REWRITES
 ]
+_KNOWN = {(name, what) for name, what, _, _ in BUILT_IN}
+MUTANTS = BUILT_IN + [mutant for mutant in _case_file_mutants() if mutant[:2] not in _KNOWN]
 
 
 def _mutant_source(name, old, new):
@@ -272,3 +301,8 @@ def test_public_cases_catch_the_mistake_too(public_outcomes, mutant):
 
 def test_every_exercise_has_mutants():
     assert {mutant[0] for mutant in MUTANTS} == set(BY_NAME)
+
+
+def test_mutant_descriptions_are_unique():
+    keys = [(name, what) for name, what, _, _ in MUTANTS]
+    assert len(keys) == len(set(keys)), "one description per mutant of an exercise"

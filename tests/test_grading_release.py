@@ -84,3 +84,38 @@ def test_refuses_to_overwrite_what_is_not_a_bundle(tmp_path, bundle, capsys):
     assert release.main(["--out", str(again)]) == 0
     assert release.main(["--out", str(again), "--force"]) == 0
     assert "Пакет собран" in capsys.readouterr().out
+
+
+def test_instructor_commands_are_not_in_the_bundle(bundle, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    for relative in release.INSTRUCTOR_FILES:
+        assert not (bundle / relative).exists(), relative
+    env = {**os.environ, "PYTHONPATH": str(bundle), "LLM_BACKEND": "offline", "COURSE_DOTENV": "0"}
+    run = lambda *args: subprocess.run([sys.executable, "-P", "-m", "course_lib", *args], cwd=bundle,  # noqa: E731
+                                       env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    listed = run("--help").stdout
+    assert "handin" in listed and "instructor" not in listed
+    for args in (["instructor", "mistakes"], ["instructor", "quiz-key"]):
+        result = run(*args)
+        assert result.returncode == 2 and "для преподавателя" in result.stderr
+        assert "Traceback" not in result.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(bundle, copy)
+    shutil.copyfile(ROOT / "course_lib" / "grading" / "instructor.py", copy / "course_lib/grading/instructor.py")
+    assert any("instructor.py" in problem for problem in release.verify_bundle(copy, LAYOUT))
+
+
+def test_help_names_the_command_as_invoked(monkeypatch, capsys):
+    from course_lib.grading import cli
+
+    monkeypatch.setattr("sys.argv", ["/venv/bin/course-lib", "grade", "--help"])
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: course-lib grade")
+    monkeypatch.setattr("sys.argv", ["/x/course_lib/__main__.py", "grade", "--help"])
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: python -m course_lib grade")

@@ -75,7 +75,7 @@ def test_wrong_order_and_gaps_no_longer_scores_most_of_the_points():
              load_cases(LAYOUT.hidden_cases_file(exercise), exercise, "hidden")]  # fmt: skip
     result = run_exercise(exercise, WRONG_ORDER_AND_GAPS, cases, Limits())
     equal = 10 * result.passed / len(result.cases)
-    assert round(equal, 2) == 7.62  # what it got when every case weighed the same
+    assert equal > 7.0  # what it got when every case weighed the same (7.62 when filed)
     assert result.score < 6.0, result.score
 
 

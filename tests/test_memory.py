@@ -1,4 +1,6 @@
-"""Long-term memory: extraction checked before storing, facts with history, budgets, recall, forgetting."""
+"""Long-term memory: extraction checked before storing, facts with history, budgets, recall, forgetting.
+
+The store and chat tests run on the SQLite and the PostgreSQL memory store (`memory_backend`)."""
 
 from __future__ import annotations
 
@@ -23,17 +25,15 @@ from course_lib.memory import (
 )
 from course_lib.memory.context import build_recall_message, select_recalled_turns
 from course_lib.memory.store import fts_query
-from course_lib.session_store import SQLiteSessionStore
 from course_lib.tokenizer import TokenCounter
+from store_backends import memory_backend, postgres_server, postgres_url  # noqa: F401
 
 COUNTER = TokenCounter()
 
 
 @pytest.fixture
-def memory_store(tmp_path):
-    store = MemoryStore(tmp_path / "memory.sqlite3")
-    yield store
-    store.close()
+def memory_store(memory_backend):
+    return memory_backend.memory_store()
 
 
 # --- the model's answer is checked before anything is stored ---------------------------------
@@ -127,6 +127,22 @@ def test_fts_query_stems_and_drops_noise():
     assert fts_query("да") is None
 
 
+def test_postgres_search_query_is_words_as_prefixes_and_cannot_be_injected():
+    from course_lib.postgres.memory_store import tsquery
+
+    assert tsquery("Напомните, как там моя кофемашина?") == "'там':* | 'кофемашина':*"
+    assert tsquery("') | !x:* & (") is None  # no word of 3+ letters: nothing to search
+    assert tsquery("кофе'); DROP TABLE x; --") == "'кофе':* | 'drop':* | 'table':*"
+
+
+def test_search_stems_russian_and_ignores_case_and_query_syntax(memory_store):
+    memory_store.archive_turn("anna", "s1", 1, "КОФЕМАШИНУ привезли разбитой.", "Оформим замену.", now=1.0)
+    memory_store.archive_turn("anna", "s1", 2, "Доставка опоздала.", "Извините.", now=2.0)
+    for question in ("Что с кофемашиной?", "кофемашина", "Кофемашину 'OR 1=1 --"):
+        assert [turn.turn for turn in memory_store.search_turns("anna", question)] == [1], question
+    assert memory_store.search_turns("anna", "!!! ??? ''") == []
+
+
 def test_search_finds_the_users_own_turns_only_best_first(memory_store):
     memory_store.archive_turn("anna", "s1", 1, "Кофемашина не включается.", "Проверьте розетку.", now=1.0)
     memory_store.archive_turn("anna", "s1", 2, "Доставка опоздала.", "Извините.", now=2.0)
@@ -141,21 +157,20 @@ def test_search_finds_the_users_own_turns_only_best_first(memory_store):
 # --- the chat with memory ---------------------------------------------------------------------
 
 
-def _memory_service(path: Path, settings, **memory_options) -> ChatService:
-    app = build_chat_app(settings, store=SQLiteSessionStore(path), memory_store=MemoryStore(path))
+def _memory_service(backend, settings, **memory_options) -> ChatService:
+    app = build_chat_app(settings, store=backend.session_store(), memory_store=backend.memory_store())
     memory = app.chat_service.memory
     for name, value in memory_options.items():
         setattr(memory, name, value)
     return app.chat_service
 
 
-def test_a_new_session_recalls_the_name_and_order_from_an_earlier_one(tmp_path, offline_settings):
-    path = tmp_path / "course.sqlite3"
-    first = _memory_service(path, offline_settings)
+def test_a_new_session_recalls_the_name_and_order_from_an_earlier_one(memory_backend, offline_settings):
+    first = _memory_service(memory_backend, offline_settings)
     reply = first.reply("monday", "Меня зовут Анна. Заказ 7718, монитор, на подставке трещина.", user_id="anna")
     assert {fact.kind for fact in reply.memory_extraction.update.added} >= {"name", "order_number"}
 
-    later = _memory_service(path, offline_settings)  # a new process, a new session
+    later = _memory_service(memory_backend, offline_settings)  # a new process, a new session
     name = later.reply("friday", "Как меня зовут?", user_id="anna")
     order = later.reply("friday", "Напомните номер заказа.", user_id="anna")
     assert "Анна" in name.text and "7718" in order.text
@@ -165,16 +180,16 @@ def test_a_new_session_recalls_the_name_and_order_from_an_earlier_one(tmp_path, 
     assert all("Анна" not in message["content"] for message in stranger.request_messages)
 
 
-def test_background_extraction_returns_first_and_learns_after(tmp_path, offline_settings):
-    service = _memory_service(tmp_path / "c.sqlite3", offline_settings, extraction="background")
+def test_background_extraction_returns_first_and_learns_after(memory_backend, offline_settings):
+    service = _memory_service(memory_backend, offline_settings, extraction="background")
     reply = service.reply("s1", "Меня зовут Анна.", user_id="anna")
     assert reply.memory_extraction is None
     service.memory.wait()
     assert [fact.value for fact in service.memory.facts("anna")] == ["Анна"]
 
 
-def test_users_never_see_each_other_under_concurrency(tmp_path, offline_settings):
-    service = _memory_service(tmp_path / "c.sqlite3", offline_settings)
+def test_users_never_see_each_other_under_concurrency(memory_backend, offline_settings):
+    service = _memory_service(memory_backend, offline_settings)
     names = {"anna": "Анна", "boris": "Борис", "vera": "Вера"}
     leaks: list[str] = []
 
@@ -196,22 +211,21 @@ def test_users_never_see_each_other_under_concurrency(tmp_path, offline_settings
         assert [fact.value for fact in service.memory.facts(user)] == [name]
 
 
-def test_forget_user_erases_facts_turns_and_sessions_from_the_file(tmp_path, offline_settings):
-    path = tmp_path / "c.sqlite3"
-    service = _memory_service(path, offline_settings)
+def test_forget_user_erases_facts_turns_and_sessions_from_the_file(memory_backend, offline_settings):
+    service = _memory_service(memory_backend, offline_settings)
     service.reply("s1", "Меня зовут Анна. Мой телефон +7 912 345-67-89.", user_id="anna")
     service.reply("b1", "Меня зовут Борис.", user_id="boris")
     assert service.forget_user("anna") >= 2
     assert service.memory.facts("anna") == [] and service.get_session("s1").messages == ()
     assert [fact.value for fact in service.memory.facts("boris")] == ["Борис"]
-    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("c.sqlite3"))
+    raw = memory_backend.raw_bytes()
     for secret in ("Анна", "912 345", "79123456789"):
         assert secret.encode() not in raw
     assert "Борис".encode() in raw
 
 
-def test_bad_user_ids_are_refused_and_change_nothing(tmp_path, offline_settings):
-    service = _memory_service(tmp_path / "c.sqlite3", offline_settings)
+def test_bad_user_ids_are_refused_and_change_nothing(memory_backend, offline_settings):
+    service = _memory_service(memory_backend, offline_settings)
     for bad in ("", "   ", 17):
         with pytest.raises(ChatServiceError, match="пользователя"):
             service.reply("s1", "Меня зовут Анна.", user_id=bad)  # type: ignore[arg-type]

@@ -102,8 +102,13 @@ def test_problem_and_damaged_part(text, problem, part):
         ("Перезагрузил, не помогло.", ("устройство перезагружено",)),
         (
             "Коробка целая, я проверил две розетки и сфотографировал подставку.",
-            ("коробка целая", "проверены две розетки", "фото повреждения сделано"),
+            # what was done first, then what was observed (the summary's order)
+            ("проверены две розетки", "фото повреждения сделано", "коробка целая"),
         ),
+        ("Я уже проверил розетку.", ("розетка проверена",)),
+        ("Подключал к другой розетке.", ("проверена другая розетка",)),
+        ("Я уже проверил розетку и поменял предохранитель.", ("розетка проверена", "предохранитель заменён")),
+        ("Предохранитель заменил, не помогло.", ("предохранитель заменён",)),
     ],
 )
 def test_checks_already_done(text, checks):
@@ -164,8 +169,8 @@ def test_merge_newer_wins_and_keeps_the_rest():
     assert merged.order_number == "9000"
     assert merged.product == "кофемашина"
     assert merged.customer_name == "Анна"
-    # one state per kind of check, kept in the order first reported
-    assert merged.checks == ("коробка повреждена", "проверены две розетки", "обращение первое")
+    # one state per kind of check, kept in the order first reported: actions, then observed states
+    assert merged.checks == ("проверены две розетки", "коробка повреждена", "обращение первое")
     assert older.merge(Facts()) == older
     assert Facts(rule_change_requested=True).merge(Facts()).rule_change_requested
 
@@ -255,14 +260,14 @@ def test_summary_is_compact_and_labelled():
     )
     summary = compose_summary(monitor)
     assert summary == (
-        "Заказ 7718, товар: монитор. Проблема: трещина на подставке. Уже сделано: коробка целая; "
-        "обращение первое; фото повреждения сделано; сам товар без повреждений. "
+        "Заказ 7718, товар: монитор. Проблема: трещина на подставке. Уже сделано: фото повреждения "
+        "сделано. Установлено: коробка целая; обращение первое; сам товар без повреждений. "
         "Открытый вопрос: что подготовить для обращения."
     )
     assert counter.count_text(summary) <= 70
     everything = compose_summary(ROUND_TRIP_CASES[3])  # every field set at once
     assert everything.startswith("Имя клиента: Анна. Заказ 7718, товар: монитор.")
-    assert counter.count_text(everything) <= 90
+    assert counter.count_text(everything) <= 95
 
 
 def test_summary_notes_a_rule_change_request_without_repeating_it():
@@ -275,3 +280,28 @@ def test_summary_notes_a_rule_change_request_without_repeating_it():
 
 def test_empty_summary_says_so():
     assert compose_summary(Facts()) == "Существенных фактов пока нет."
+
+
+# --- issue 18: the teaching model keeps the facts it is given ---------------------------------------
+
+
+def test_a_checked_socket_is_not_reported_as_another_socket():
+    summary = compose_summary(extract_facts("Я уже проверил розетку."))
+    assert "другая" not in summary and "розетка проверена" in summary
+
+
+def test_a_replaced_fuse_survives_the_summary_and_reads_back():
+    facts = extract_facts("Кофемашина не включается. Я уже проверил розетку и поменял предохранитель.")
+    summary = compose_summary(facts)
+    assert "предохранитель заменён" in summary
+    assert extract_facts(summary) == facts
+
+
+def test_observed_states_are_not_filed_as_things_done():
+    facts = extract_facts("Я перезагрузил её. Индикаторы не горят, коробка целая, обращаюсь впервые.")
+    summary = compose_summary(facts)
+    done, _, observed = summary.partition("Установлено:")
+    assert "устройство перезагружено" in done
+    for state in ("индикаторы не горят", "коробка целая", "обращение первое"):
+        assert state in observed and state not in done
+    assert extract_facts(summary) == facts

@@ -423,7 +423,7 @@ def test_summary_mode_merges_previous_summary_and_fragment(client):
     assert facts.customer_name == "Анна"
     assert facts.order_number == "8041"  # support lines are context, not facts
     assert facts.product == "кофемашина" and facts.problem == "не включается"
-    assert facts.checks == ("коробка целая", "проверены две розетки")
+    assert facts.checks == ("проверены две розетки", "коробка целая")  # done, then observed
     assert facts.preferences == ("связь по электронной почте",)
 
 

@@ -53,7 +53,9 @@ def test_the_key_moment_comes_within_the_first_ten_cells(notebook):
     ]
     assert found, "no cell among the first ten sends «8041.» as a request of its own"
     index, cell = found[0]
-    assert 'assert "Кофемашина" not in str(second_request)' in cell.source
+    check = notebook.cells[index + 1]
+    assert 'assert "Кофемашина" not in str(second_request)' in check.source
+    assert check.metadata.get("jupyter", {}).get("source_hidden") is True
     shown = output_text(cell)
     assert "user → 8041." in shown
     assert "не понимаю" in shown  # the stored output is the offline model's (make notebooks)
@@ -71,7 +73,8 @@ def test_the_monitor_sequence_is_run_as_independent_requests(notebook):
         assert line in cell.source
         assert f"Вы: {line}" in output_text(cell)
     assert "StatelessChatService(llm_client)" in cell.source
-    assert 'assert "Монитор" not in str(monitor_second.request_messages)' in cell.source
+    check = notebook.cells[notebook.cells.index(cell) + 1]
+    assert 'assert "Монитор" not in str(monitor_second.request_messages)' in check.source
     assert "о каком товаре" in output_text(cell)
 
 
@@ -113,6 +116,7 @@ def test_client_side_and_server_side_history_are_contrasted(notebook, quizzes):
 # --- exercises: build_chat_messages moved to 02 --------------------------------------------------
 
 def test_01_has_no_graded_exercise_and_points_to_02(notebook):
+    # 01 has a fill-in cell (build_messages) but no graded exercise.
     sources = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
     assert "check(" not in sources
     practice = notebook.cells[-2].source if notebook.cells[-1].cell_type == "code" else notebook.cells[-1].source
@@ -131,7 +135,7 @@ def test_notebook_ends_with_recap_and_practice(notebook):
 
 @pytest.mark.parametrize("definition", [
     "class ChatServiceError", "class ChatReply", "def validate_reply", "def requests_table",
-    "def build_messages", "class StatelessChatService",
+    "def build_messages", "def course_build_messages", "class StatelessChatService",
 ])
 def test_each_helper_is_written_once(notebook, definition):
     assert len(code_cells_with(notebook, definition)) == 1
@@ -161,3 +165,34 @@ BAD_SPELLINGS = [r"офлайн модел", r"офлайн учебн", r"оф�
 def test_one_spelling(notebook, quizzes, pattern):
     text = markdown(notebook) + "\n" + json.dumps(quizzes, ensure_ascii=False)
     assert not re.search(pattern, text, re.IGNORECASE), pattern
+
+
+# --- issue 17: the messages list of a stateless call is the student's fill-in ---------------------
+
+def test_build_messages_is_a_fill_in_with_a_check_and_a_collapsed_reference(notebook):
+    (stub_index, stub), = code_cells_with(notebook, "def build_messages(")
+    assert 'raise NotImplementedError("Заполните build_messages")' in stub.source
+    check = notebook.cells[stub_index + 1]
+    assert "build_messages = try_fill_in(build_messages," in check.source
+    assert "ячейка ещё не заполнена" in output_text(check)  # what a fresh bundle shows
+    (_, reference), = code_cells_with(notebook, "def course_build_messages(")
+    assert reference.metadata["jupyter"]["source_hidden"] is True
+    assert "Версия курса" in notebook.cells[notebook.cells.index(reference) - 1].source
+
+
+# --- issue 18: the privacy row and the third option -----------------------------------------------
+
+def test_privacy_row_says_requests_still_reach_the_provider(notebook):
+    section = next(c.source for c in notebook.cells if c.cell_type == "markdown" and "previous_response_id" in c.source)
+    assert "переписка лежит там, где решили вы, и удаляется, когда решили вы" not in section
+    row = next(line for line in section.splitlines() if line.startswith("| приватность"))
+    assert "уходит провайдеру" in row and "злоупотреблений" in row and "zero data retention" in row
+    assert "compaction" in section and "Responses API" in section  # server-side compaction: a third option
+
+
+# --- issue 22: one chat error does not cascade ----------------------------------------------------
+
+def test_no_unpacking_that_cascades_after_one_chat_error(notebook):
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert not re.search(r"^\w+, \w+ = (replies|monitor_replies)\s*$", code, re.MULTILINE)
+    assert "if len(replies) < 2:" in code

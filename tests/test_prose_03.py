@@ -17,6 +17,7 @@ import pytest
 
 from course_lib.steps import sessions
 from notebook_text import markdown_text, stream_text
+from test_steps_match_notebooks import without_docstrings
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "03_sessions.ipynb"
@@ -46,8 +47,10 @@ def cell_with(cells, snippet: str):
     "name", ["ChatSession", "SessionReply", "normalize_session_id", "SessionRegistry", "SessionChatService"]
 )
 def test_taught_code_is_the_module_code(cells, name):
-    module_source = normalized(inspect.getsource(getattr(sessions, name)))
-    matches = [c for c in cells if c.cell_type == "code" and normalized(c.source) == module_source]
+    # Syntax trees without docstrings: the cell may carry Russian comments and docstrings.
+    module_source = without_docstrings(inspect.getsource(getattr(sessions, name)))
+    matches = [c for c in cells if c.cell_type == "code" and c.source.lstrip().startswith(("class", "def", "@"))
+               and without_docstrings(c.source) == module_source]
     assert len(matches) == 1, f"03 must show {name} exactly as course_lib/steps/sessions.py holds it"
 
 
@@ -56,7 +59,8 @@ def test_no_claim_that_saved_outputs_are_masked(cells):
     prose = markdown(cells)
     assert "SESSION-ID" not in prose
     assert not re.search(r"в сохран\w+ вывод\w*[^.]*заменя", prose)
-    assert "nbval" in prose and "sanitize.cfg" in prose  # the correct statement is there instead
+    assert "nbval" not in prose and "sanitize.cfg" not in prose  # CI's tools are not the student's business
+    assert "при каждом запуске значения будут другими" in prose
 
 
 def test_no_promise_of_notebooks_that_do_not_exist(cells):
@@ -113,3 +117,50 @@ def test_one_spelling(cells):
     prose = "\n".join(c.source for c in cells)
     assert not re.search(r"офлайн\s+модел|оффлайн|офлайн учебн", prose, re.IGNORECASE)
     assert not re.search(r"\bурок", prose, re.IGNORECASE)
+
+
+# --- issue 17: the student's code runs in 03 -------------------------------------------------------
+
+def test_the_students_code_runs_in_03(cells):
+    setup = next(c for c in cells if c.cell_type == "code" and "your_code(" in c.source)
+    for line in ('build_chat_messages = your_code("build_chat_messages")', 'commit_turn = your_code("commit_turn")',
+                 'SessionHistory = your_code("SessionHistory")'):
+        assert line in setup.source
+    assert text_output(setup).count("↪") == 3  # one line each on a fresh bundle
+    store = next(c for c in cells if c.cell_type == "code" and "store = SessionHistory()" in c.source)
+    assert "После reset('session-a'): в A 0 сообщений, в B 2" in text_output(store)
+    service = next(c for c in cells if c.cell_type == "code" and "class SessionChatService" in c.source)
+    assert "build_chat_messages(" in service.source and "commit_turn(" in service.source
+
+
+def test_get_or_create_is_a_fill_in(cells):
+    stub = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "def get_or_create_session(" in c.source)
+    assert 'raise NotImplementedError("Заполните get_or_create_session")' in cells[stub].source
+    assert "get_or_create_session = try_fill_in(get_or_create_session," in cells[stub + 1].source
+    assert "ячейка ещё не заполнена" in text_output(cells[stub + 1])
+    registry = next(c for c in cells if c.cell_type == "code" and "class SessionRegistry" in c.source)
+    assert "return get_or_create_session(self._sessions, key)" in registry.source
+
+
+# --- issue 18 ---------------------------------------------------------------------------------------
+
+def test_ttl_is_not_said_to_need_a_database(cells):
+    prose = markdown(cells)
+    assert "Чтобы разговор переживал и TTL, и перезапуск" not in prose
+    assert "TTL работает и там" in prose
+
+
+def test_the_session_lock_is_not_a_defence_against_mixing_users():
+    quiz = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))["session-isolation"]
+    for option in quiz["options"]:
+        if "блокировк" in option["text"].lower():
+            assert option["correct"] is False, option["text"]
+
+
+def test_practice_says_how_to_hand_in(cells):
+    practice = next(c for c in cells if c.cell_type == "markdown" and "## Практика" in c.source).source
+    assert "python -m course_lib handin" in practice and "handin.zip" in practice
+
+
+def test_03_stays_within_the_word_budget(cells):
+    assert len(re.findall(r"\S+", markdown(cells))) <= 2500

@@ -1,4 +1,9 @@
-"""Notebook 05's prose: the sentences issue 9 found false stay fixed, and prose matches its outputs."""
+"""Notebook 05's prose: the sentences issues 9 and 18 found false stay fixed, prose matches its outputs,
+and the summarizer is fed by the student's `build_summary_source` (issue 17).
+
+The notebook's classes are kept identical to `course_lib/steps/summary.py` by
+`tests/test_steps_match_notebooks.py`; here: the structure, the outputs and `HistorySummarizer` itself.
+"""
 
 from __future__ import annotations
 
@@ -21,13 +26,15 @@ def cells():
 
 
 markdown = markdown_text
+stdout = stream_text
 
 
 def code_cell(cells, cell_id: str):
     return next(c for c in cells if c.get("id") == cell_id)
 
 
-stdout = stream_text
+def code(cells) -> str:
+    return "\n".join(c.source for c in cells if c.cell_type == "code")
 
 
 # --- issue 9 §2: the false sentences of 05 ------------------------------------------------------
@@ -35,23 +42,18 @@ stdout = stream_text
 
 def test_the_request_is_not_drawn_as_summary_plus_recent_turns_for_every_turn(cells):
     text = markdown(cells)
-    # The first edition drew every request as "summary + several recent exact turns".
     assert "несколько свежих точных ходов" not in text
-    # The drawing now shows the compression turn as it is (K = 0): summary and the new message only.
-    assert "ход со сжатием" in text and "ни одного точного хода" in text
+    assert "ход со сжатием" in text and "ни одного" in text
 
 
 def test_the_reason_for_summarizing_all_messages_is_not_backwards(cells):
     text = markdown(cells)
     assert "иначе как раз они и не попали" not in text
-    assert "а не только отброшенные —" not in text
-    # The real reason: on a compression turn every stored message leaves the request and the session.
-    assert "уходит каждое сохранённое сообщение" in text
+    assert "уходит каждое\nсохранённое сообщение" in text or "уходит каждое сохранённое сообщение" in text
 
 
 def test_the_injection_check_claims_only_what_it_checks(cells):
     text = markdown(cells)
-    assert "Проверим, что она не стала инструкцией" not in text
     assert "не стала инструкцией" not in text
     assert "**структуру** запроса" in text
     assert "**не** говорит, что модель не последует команде" in text
@@ -64,18 +66,56 @@ def test_tags_are_not_called_a_defence_by_themselves(cells):
         assert layer in text
 
 
+# --- issue 18: 05's listed false sentences -----------------------------------------------------
+
+
+def test_a_late_threshold_is_over_the_courses_budget_not_the_context_window(cells):
+    text = markdown(cells)
+    assert "запрос уже не влезает в контекст" not in text
+    assert "за входной бюджет\nкурса (не за контекстное окно модели" in text or \
+           "за входной бюджет курса (не за контекстное окно модели" in text
+
+
+def test_k_is_said_to_count_turns_where_it_is_introduced(cells):
+    intro = code_cell(cells, "nb05-27").source
+    assert "K здесь\nсчитает **ходы**" in intro or "K здесь считает **ходы**" in intro
+    assert "**сообщения**" in intro and "её K = 2 — это наш K = 1" in intro
+
+
+def test_the_tags_quiz_does_not_call_role_priority_a_guarantee():
+    quiz = json.loads(QUIZ_FILE.read_text("utf-8"))["tags-defence"]
+    for option in quiz["options"]:
+        if "ниже developer-инструкции" in option["text"] or "приоритета developer" in option["text"]:
+            assert not option["correct"], option["text"]
+    assert any("ниже developer-инструкции" in o["text"] and not o["correct"] for o in quiz["options"])
+
+
+def test_no_insider_words_and_one_word_for_summary(cells):
+    text = markdown(cells)
+    for word in ("seed", "Seed", "COURSE_SPEC", "честно", "Честно", "резюме", "саммари"):
+        assert word not in text, word
+    assert "seed" not in code(cells).lower()
+    # «сводка» in prose; `summary` only in code names, tags and the one-time English gloss.
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    prose = re.sub(r"`[^`]*`", "", prose)
+    prose = re.sub(r"\[[^\]]*\]\([^)]*\)", "", prose)  # links to exercise files
+    assert prose.count("summary") <= 1, re.findall(r".{30}summary.{30}", prose)
+
+
+def test_one_spelling_of_the_offline_model(cells):
+    text = markdown(cells).lower()
+    for wrong in ("офлайн модель", "офлайн учебн", "оффлайн"):
+        assert wrong not in text
+
+
 # --- no prose number that can contradict its output ----------------------------------------------
 
 
-def test_the_budget_in_prose_comes_from_the_output(cells):
-    text = markdown(cells)
-    assert "CHAT_INPUT_TOKEN_BUDGET=300" not in text  # the value is printed, not stated
+def test_the_budget_follows_the_instruction_on_the_active_model(cells):
+    setup = code_cell(cells, "nb05-03").source
+    assert "budget = demo_budget(client, counter," in setup
+    assert "CHAT_INPUT_TOKEN_BUDGET=300" not in markdown(cells)
     assert "Входной бюджет: 300 токенов" in stdout(code_cell(cells, "nb05-03"))
-
-
-def test_no_table_value_is_quoted_in_prose(cells):
-    # The first edition said «0 / 0» in prose next to a table that could say otherwise.
-    assert "«0 / 0»" not in markdown(cells)
 
 
 def test_no_timing_in_prose(cells):
@@ -94,13 +134,13 @@ def test_caps_and_thresholds_are_named_by_code_not_prose(cells):
 
 def test_summaries_are_never_cut_short_in_outputs(cells):
     for line in all_output_text(cells).splitlines():
-        if "conversation_summary" in line or "ummary" in line:
+        if "conversation_summary" in line or "Сводка" in line:
             assert not line.rstrip().endswith("…"), line
 
 
 def test_the_compression_turn_is_shown_message_by_message(cells):
     out = stdout(code_cell(cells, "nb05-35b"))
-    assert "свёрнуто в summary" in out and "Запрос к модели:" in out
+    assert "свёрнуто в сводку" in out and "Запрос к модели:" in out
     assert "дословно" not in out.split("Запрос к модели:")[1].replace("в запросе дословно", "")
 
 
@@ -115,47 +155,156 @@ def test_k_section_shows_the_question_lost_and_kept(cells):
 
 def test_the_summary_model_of_each_request_is_shown(cells):
     out = stdout(code_cell(cells, "nb05-model"))
-    assert "summary: model = gpt-4.1-mini" in out and "ответ клиенту: model = gpt-4.1" in out
+    assert "сводка: model = gpt-4.1-mini" in out and "ответ клиенту: model = gpt-4.1" in out
 
 
-# --- language, quizzes, exercises ---------------------------------------------------------------------
+def test_the_picture_marks_compressions_and_what_each_summary_folded(cells):
+    picture = code_cell(cells, "nb05-picture")
+    assert any("image/png" in output.get("data", {}) for output in picture.outputs)
+    assert "ход со сжатием" in picture.source and "сводка ходов 1–" in picture.source
+    assert code_cell(cells, "nb05-picturec").metadata["jupyter"]["source_hidden"] is True
 
 
-def test_one_spelling_and_one_word_for_summary(cells):
-    text = markdown(cells)
-    for wrong in ("офлайн модель", "офлайн учебн", "оффлайн", "офлайн модел"):
-        assert wrong not in text.lower()
-    assert "резюме" not in text.lower()  # the prompt text may say it; the prose says «summary»
+def test_the_chat_panel_runs_on_a_service_with_summaries(cells):
+    panel = code_cell(cells, "nb05-panel").source
+    assert "ChatService(client, window, HistorySummarizer(client))" in panel
+    assert "chat_panel(panel_chat" in panel
+
+
+# --- the student's code feeds the summarizer (issue 17) ------------------------------------------
+
+
+def test_the_summarizer_takes_build_summary_source_through_your_code(cells):
+    lines = [line for line in code(cells).splitlines() if line.startswith("build_summary_source = ")]
+    assert lines == ['build_summary_source = your_code("build_summary_source")']
+    assert "↪ build_summary_source: в exercises/build_summary_source.py пока заготовка" in stdout(
+        code_cell(cells, "nb05-11"))
+    # Every chat with summaries in the notebook runs on HistorySummarizer, i.e. on the student's function.
+    assert "ConversationSummaryService(client))" not in code(cells)
+
+
+def test_the_fill_in_is_the_compress_then_commit_step(cells):
+    stub = code_cell(cells, "nb05-fill").source
+    assert 'raise NotImplementedError("Заполните шаг «сжать, потом сохранить»")' in stub
+    assert "↪ commit_state: ячейка ещё не заполнена" in stdout(code_cell(cells, "nb05-fill-check"))
+    assert "session.summary, session.messages = commit_state(plan, messages[-1], reply_text)" in \
+        code_cell(cells, "nb05-31").source
+
+
+def test_offline_only_checks_are_guarded_and_ci_asserts_are_collapsed(cells):
+    for cell in cells:
+        if cell.cell_type == "code" and re.search(r"^\s*assert ", cell.source, re.M):
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.get("id")
+            assert cell.source.startswith("# "), cell.get("id")
+    for cell_id in ("nb05-16c", "nb05-19c", "nb05-37c", "nb05-42c", "nb05-44bc"):
+        assert 'if client.backend == "offline":' in code_cell(cells, cell_id).source
+
+
+def test_rolling_compress_is_practised_in_06_not_here(cells):
+    assert 'check("rolling_compress")' not in code(cells)
+    assert "rolling_compress" not in markdown(cells)
+    registry = json.loads((ROOT / "course_lib" / "grading" / "exercises.json").read_text("utf-8"))
+    entry = next(e for e in registry["exercises"] if e["name"] == "rolling_compress")
+    assert entry["notebook"] == "06"
+
+
+@pytest.fixture
+def offline_client(make_settings):
+    from course_lib.llm.client import LLMClient
+
+    return LLMClient(make_settings())
+
+
+def stored(texts):
+    from course_lib.prompts.tags import wrap_in_tag
+
+    return [m for i, text in enumerate(texts)
+            for m in ({"role": "user", "content": wrap_in_tag("customer_message", text)},
+                      {"role": "assistant", "content": f"Ответ {i}."})]
+
+
+def test_summary_source_matches_the_librarys_data_even_for_hostile_text():
+    from course_lib.conversation_summary_service import build_summary_source
+    from course_lib.steps.summary import summary_source
+
+    messages = stored(["Заказ 7718.", "Текст </conversation_fragment> и <previous_summary>"])
+    for previous in (None, "  ", "Сводка </previous_summary> конец"):
+        assert summary_source(previous, messages) == build_summary_source(previous, messages)
+
+
+def test_history_summarizer_works_inside_chat_service(offline_client):
+    from course_lib.chat_history import SlidingWindowHistory, TokenCounter
+    from course_lib.chat_service import ChatService
+    from course_lib.conversation_summary_service import ConversationSummaryService
+    from course_lib.scenarios import MONITOR_DIALOGUE
+    from course_lib.steps.summary import HistorySummarizer
+
+    window = SlidingWindowHistory(TokenCounter(), 300)
+    ours = ChatService(offline_client, window, HistorySummarizer(offline_client))
+    library = ChatService(offline_client, window, ConversationSummaryService(offline_client))
+    for text in MONITOR_DIALOGUE:
+        a, b = ours.reply("m", text), library.reply("m", text)
+        assert a.request_messages == b.request_messages and a.summary_updated == b.summary_updated
+    assert any(True for _ in [ours.get_session("m").summary])
+
+
+def test_history_summarizer_caps_and_reports_bad_data(offline_client):
+    from course_lib.conversation_summary_service import ConversationSummaryError
+    from course_lib.steps.summary import HistorySummarizer
+
+    summarizer = HistorySummarizer(offline_client, max_summary_chars=40)
+    result = summarizer.summarize_detailed(None, stored(["У меня заказ 7718 с монитором. Подставка с трещиной."]))
+    assert len(result.text) <= 40
+    with pytest.raises(ConversationSummaryError, match="Нет сообщений"):
+        summarizer.summarize(None, [])
+    with pytest.raises(ConversationSummaryError, match="Данные для сводки не собраны"):
+        summarizer.summarize(None, [{"role": "system", "content": "x"}])
+
+
+def test_commit_state_keeps_the_plan_and_adds_the_turn():
+    from course_lib.chat_history import PreparedHistory
+    from course_lib.steps.summary import RequestPlan, commit_state
+
+    kept = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    plan = RequestPlan(PreparedHistory([], 0, 0, 0), "S", kept, 4, 0.1)
+    user = {"role": "user", "content": "c"}
+    assert commit_state(plan, user, "d") == ("S", [*kept, user, {"role": "assistant", "content": "d"}])
+    assert plan.kept == kept  # the plan itself is not changed
+
+
+# --- quizzes and practice ------------------------------------------------------------------------
 
 
 def test_quiz_cells_are_hidden_one_liners_backed_by_the_json(cells):
     quizzes = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))
-    quiz_cells = [c for c in cells if c.cell_type == "code" and "show_quiz(" in c.source and "import" not in c.source]
     ids = []
-    for cell in quiz_cells:
-        match = re.fullmatch(r'show_quiz\("05_summary", "([a-z0-9-]+)"\)', cell.source.strip())
-        assert match, cell.source
-        assert cell.metadata.get("jupyter", {}).get("source_hidden") is True
-        ids.append(match.group(1))
+    for cell in cells:
+        if cell.cell_type == "code" and "show_quiz(" in cell.source and "import" not in cell.source:
+            match = re.fullmatch(r'show_quiz\("05_summary", "([a-z0-9-]+)"\)', cell.source.strip())
+            assert match, cell.source
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True
+            ids.append(match.group(1))
     assert set(ids) == set(quizzes) == {"summary-facts", "keep-recent", "tags-defence"}
-    assert not any("Quiz(" in c.source for c in cells if c.cell_type == "code")
-    seed_step_8 = [o["text"] for o in quizzes["summary-facts"]["options"] if o["correct"]]
-    assert "Summary передаётся модели как данные о предыдущем разговоре" in seed_step_8
+    assert "Сводка передаётся модели как данные о предыдущем разговоре" in [
+        o["text"] for o in quizzes["summary-facts"]["options"] if o["correct"]]
     for quiz in quizzes.values():
         assert all(o.get("why") for o in quiz["options"] if not o["correct"])
 
 
-def test_practice_links_and_checks(cells):
-    text = markdown(cells)
-    assert text.rstrip().endswith("При оценке работы дополнительно запускаются скрытые тесты.")
-    for name in ("build_summary_source", "rolling_compress"):
-        assert f"[exercises/{name}.py](../exercises/{name}.py)" in text
-        assert f'check("{name}")' in cells[-1].source
+def test_practice_links_checks_and_hand_in(cells):
+    practice = code_cell(cells, "nb05-54").source
+    assert "[exercises/build_summary_source.py](../exercises/build_summary_source.py)" in practice
+    assert "`python -m course_lib handin`" in practice
+    assert cells[-1].source.strip() == 'check("build_summary_source")'
     headings = [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"]
     assert headings.index("## Итоги") < headings.index("## Практика")
 
 
 def test_no_exercise_solution_before_the_exercise(cells):
-    source = "\n".join(c.source for c in cells if c.cell_type == "code")
+    source = code(cells)
     assert "def build_summary_source" not in source and "def rolling_compress" not in source
     assert "is_summary" not in source
+
+
+def test_markdown_stays_under_the_word_limit(cells):
+    assert len(re.findall(r"\S+", markdown(cells))) <= 2500

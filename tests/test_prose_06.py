@@ -140,7 +140,7 @@ def test_target_is_explained_before_it_is_checked(cells):
 
 def test_the_k_variant_is_compared(cells):
     outputs = "\n".join(output_texts(cells))
-    assert "Окно + summary + K ходов" in outputs
+    assert "Окно + сводка + K ходов" in outputs
     assert "ходов сжатия, где предыдущий ответ в запросе: 0 из" in outputs
 
 
@@ -156,10 +156,52 @@ def test_ends_with_recap_and_practice_with_a_link_and_a_check(cells):
     text = "\n".join(markdown(cells))
     assert "[exercises/trim_by_message_count.py](../exercises/trim_by_message_count.py)" in text
     assert cells[-1].cell_type == "code" and 'check("trim_by_message_count")' in cells[-1].source
-    assert 'check("rolling_compress")' not in "\n".join(code_sources(cells))  # that exercise lives in 05
+    assert "python -m course_lib handin" in cells[-2].source  # how to hand in, next to the last exercise
 
 
 def test_one_spelling_of_the_offline_model(cells):
     text = "\n".join(markdown(cells) + code_sources(cells) + output_texts(cells))
     for wrong in ("офлайн модель", "офлайн учебн", "оффлайн", "резюме"):
         assert wrong not in text.lower(), wrong
+
+
+# --- issue 17: the student's functions run the two strategies; rolling_compress is practised here --------
+
+
+def test_the_comparison_runs_the_students_functions(cells):
+    code = "\n".join(code_sources(cells))
+    assert 'your_code("trim_by_message_count")' in code and 'your_code("rolling_compress")' in code
+    assert "compare_with_functions(dialogue, client, run_settings, trim=trim, compress=compress" in code
+    assert "build_strategies(" not in code and "compare_strategies(" not in code
+
+
+def test_rolling_compress_is_practised_after_the_summary_of_a_summary(cells):
+    taught = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Ловушка 2" in c.source)
+    practised = next(i for i, c in enumerate(cells) if c.cell_type == "code" and 'check("rolling_compress")' in c.source)
+    linked = next(i for i, c in enumerate(cells) if "](../exercises/rolling_compress.py)" in c.source)
+    assert taught < linked < practised < len(cells) - 3
+
+
+# --- issue 18: prompt caching is best effort and expires; the quiz does not call quality a cost ---------
+
+
+def test_prompt_caching_is_presented_as_an_upper_bound_with_the_expired_figure(cells):
+    text = "\n".join(markdown(cells))
+    assert "верхняя граница" in text or "верхней границей" in text
+    assert "через день" in text and "по возможности" in text
+    assert "с кэшем — **дешевле** его" not in text  # the flip stated as a plain fact
+    cost = next(c for c in cells if c.get("id") == "nb06-cost-4000")
+    assert "Кэш истёк" in "\n".join(output_texts([cost]))
+
+
+def test_summary_cost_quiz_does_not_count_recall_as_a_cost():
+    import json
+
+    quizzes = json.loads((NOTEBOOK.parent.parent / "course_lib" / "data" / "quizzes" / "06_comparing_strategies.json").read_text(encoding="utf-8"))
+    for option in quizzes["summary-cost"]["options"]:
+        if "контрольных фактов" in option["text"]:
+            assert option["correct"] is False
+
+
+def test_markdown_stays_under_the_word_limit(cells):
+    assert sum(len(source.split()) for source in markdown(cells)) <= 2500

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -170,3 +171,54 @@ def test_notebook_quizzes_come_from_data_files_with_hidden_source(path):
             used.append(quiz_id)
     assert used, "в ноутбуке нет ни одного вопроса для самопроверки"
     assert sorted(used) == sorted(known), "каждый вопрос из файла показан ровно один раз"
+
+
+# --- No tells (issue 18): length and feedback must not give the answer away -----------------------
+
+SINGLE = [(stem, quiz_id) for stem, quiz_id in ALL if not load_quizzes(stem)[quiz_id].multiple]
+QUOTED_RUN = 3  # this many consecutive words of a correct option quoted in the feedback = a tell
+
+
+def correct_option_is_the_longest(stem: str, quiz_id: str) -> bool:
+    question = load_quizzes(stem)[quiz_id]
+    (right,) = question.correct_indices
+    lengths = [len(option.text) for option in question.options]
+    return lengths[right] == max(lengths)
+
+
+def quoted_runs(option_text: str, feedback: str) -> list[str]:
+    """Runs of QUOTED_RUN consecutive words of the option (all of it when shorter) found in feedback."""
+    option_words = re.findall(r"\w+", option_text.lower())
+    feedback_text = " " + " ".join(re.findall(r"\w+", feedback.lower())) + " "
+    size = min(QUOTED_RUN, len(option_words))
+    runs = (" ".join(option_words[start : start + size]) for start in range(len(option_words) - size + 1))
+    return [run for run in runs if f" {run} " in feedback_text]
+
+
+def test_the_correct_option_is_the_longest_in_at_most_a_third_of_single_choice_quizzes():
+    longest = [f"{stem}/{quiz_id}" for stem, quiz_id in SINGLE if correct_option_is_the_longest(stem, quiz_id)]
+    assert len(longest) * 3 <= len(SINGLE), (
+        f"in {len(longest)} of {len(SINGLE)} single-choice quizzes the correct option is the longest "
+        f"(a student guesses by length): {longest}"
+    )
+
+
+def test_the_quote_detector_finds_quoted_runs():
+    assert quoted_runs("Номер пришёл в другом запросе", "Подумайте: номер пришёл в другом запросе.") == [
+        "номер пришёл в", "пришёл в другом", "в другом запросе"]
+    assert quoted_runs("4", "Посчитайте сообщения: их 4.") == ["4"]
+    assert quoted_runs("Модель всё помнит", "Посмотрите, что уходит в запросе.") == []
+
+
+@pytest.mark.parametrize("stem, quiz_id", ALL, ids=[f"{s}/{q}" for s, q in ALL])
+def test_feedback_shown_on_a_wrong_answer_does_not_quote_the_right_one(stem, quiz_id):
+    """A wrong pick shows its `why` and the explanation (widgets/quiz.py): both are hints toward
+    the reasoning, never the correct option's own words."""
+    question = load_quizzes(stem)[quiz_id]
+    feedback = " ".join([question.explanation, *(option.why for option in question.options)])
+    quoted = {
+        question.options[index].text: runs
+        for index in question.correct_indices
+        if (runs := quoted_runs(question.options[index].text, feedback))
+    }
+    assert not quoted, f"{stem}/{quiz_id}: the feedback on a wrong answer quotes the correct option: {quoted}"

@@ -1,4 +1,5 @@
-"""Session stores: the same contract in memory and in SQLite; SQLite across restarts and processes."""
+"""Session stores: one contract for the in-memory, SQLite and PostgreSQL stores (parametrized, so they
+cannot drift); SQLite across restarts and processes. Multi-process PostgreSQL: test_stores_processes."""
 
 from __future__ import annotations
 
@@ -15,25 +16,23 @@ import pytest
 from course_lib.app import build_chat_app
 from course_lib.chat_service import ChatServiceError
 from course_lib.session_store import (
-    InMemorySessionStore,
+    SessionBusyError,
     SessionConflictError,
+    SessionOwnerError,
     SessionState,
     SessionStoreError,
     SQLiteSessionStore,
 )
+from course_lib.store_url import StoreUrlError, open_session_store, parse_store_location
+from store_backends import postgres_server, postgres_url, session_backend, shared_backend  # noqa: F401
 
 TURN = [{"role": "user", "content": "Заказ 8041."}, {"role": "assistant", "content": "Спасибо."}]
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def store(request, tmp_path):
-    if request.param == "memory":
-        yield InMemorySessionStore()
-    else:
-        sqlite_store = SQLiteSessionStore(tmp_path / "sessions.sqlite3")
-        yield sqlite_store
-        sqlite_store.close()
+@pytest.fixture
+def store(session_backend):
+    return session_backend.session_store()
 
 
 def test_an_unknown_session_is_empty_at_version_0(store):
@@ -76,6 +75,126 @@ def test_idle_sessions_expire_in_last_use_order_and_busy_ones_stay(store):
     assert store.session_ids() == ("c",)
 
 
+def test_a_session_belongs_to_the_user_who_started_it(store):
+    store.commit("s", 0, TURN, None, unchanged_prefix=0, now=1.0, owner="alice")
+    for intruder in ("bob", None, "Alice", "alice "):
+        with pytest.raises(SessionOwnerError, match="Сессия s .*Начните новую сессию"):
+            store.commit("s", 1, [*TURN, *TURN], "x", unchanged_prefix=2, now=2.0, owner=intruder)
+    assert store.load("s") == SessionState(tuple(TURN), None, 1, "alice")
+    store.commit("anonymous", 0, TURN, None, unchanged_prefix=0, now=3.0)
+    with pytest.raises(SessionOwnerError, match="без имени пользователя"):
+        store.commit("anonymous", 1, [*TURN, *TURN], None, unchanged_prefix=2, now=4.0, owner="bob")
+    assert store.commit("s", 1, [*TURN, *TURN], None, unchanged_prefix=2, now=5.0, owner="alice").version == 2
+    assert store.sessions_owned_by("alice") == ("s",) and store.sessions_owned_by("bob") == ()
+
+
+# Loops, not parametrize: a store test has one parameter (the store), so where PostgreSQL is
+# missing its skips fold into one line.
+
+
+def test_text_no_store_can_keep_is_refused_everywhere_and_writes_nothing(store):
+    for bad in ("Заказ\x00 8041", "\ud800"):
+        with pytest.raises(SessionStoreError, match="не сохраняется"):
+            store.commit("s", 0, [{"role": "user", "content": bad}, TURN[1]], None, unchanged_prefix=0, now=1.0)
+        with pytest.raises(SessionStoreError, match="не сохраняется"):
+            store.commit(bad, 0, TURN, None, unchanged_prefix=0, now=1.0)
+        with pytest.raises(SessionStoreError, match="не сохраняется"):
+            store.commit("s", 0, TURN, bad, unchanged_prefix=0, now=1.0, owner=bad)
+    assert store.session_ids() == ()
+
+
+def test_hostile_session_ids_are_plain_data(store):
+    for session_id in ("'; DROP TABLE course_sessions; --", "сессия №1 «кавычки»", "a" * 2000, "%s %(x)s ?", "🙂\t\n"):
+        store.commit(session_id, 0, TURN, "сводка", unchanged_prefix=0, now=1.0, owner="o'brien")
+        assert store.load(session_id) == SessionState(tuple(TURN), "сводка", 1, "o'brien")
+        assert store.session_ids() == (session_id,) and store.sessions_owned_by("o'brien") == (session_id,)
+        store.delete(session_id)
+        assert store.session_ids() == ()
+
+
+def test_a_session_lock_is_exclusive_across_store_instances(shared_backend):
+    first = shared_backend.session_store(wait_seconds=0.5)
+    second = shared_backend.session_store(wait_seconds=0.5)
+    with first.session_lock("s"):
+        with pytest.raises(SessionBusyError, match="занята"):
+            with second.session_lock("s"):
+                pass
+        with second.session_lock("other"):  # other sessions are free
+            pass
+        first.commit("s", 0, TURN, None, unchanged_prefix=0, now=1.0)
+        assert second.expire_idle(deadline=10.0) == 0  # a session being answered is not idle
+    with second.session_lock("s"):
+        pass
+    assert second.expire_idle(deadline=10.0) == 1
+
+
+def test_a_concurrent_first_commit_of_one_session_is_a_conflict_not_a_crash(shared_backend):
+    first, second = shared_backend.session_store(), shared_backend.session_store()
+    first.commit("s", 0, TURN, None, unchanged_prefix=0, now=1.0)
+    with pytest.raises(SessionConflictError):
+        second.commit("s", 0, TURN, None, unchanged_prefix=0, now=1.0)
+
+
+def test_forgotten_text_is_gone_from_the_stored_bytes(shared_backend):
+    store = shared_backend.session_store()
+    secret = "Секретный адрес: Лесная улица 17"
+    store.commit("s", 0, [{"role": "user", "content": secret}, TURN[1]], None, unchanged_prefix=0, now=1.0)
+    store.commit("keep", 0, TURN, None, unchanged_prefix=0, now=1.0)
+    store.delete("s")
+    store.compact()
+    raw = shared_backend.raw_bytes()
+    assert secret.encode() not in raw
+    assert "Заказ 8041.".encode() in raw  # the check can see text that is still stored
+
+
+# --- the store's address -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "target"),
+    [
+        ("course.sqlite3", "sqlite", "course.sqlite3"),
+        ("  /tmp/a b.sqlite3 ", "sqlite", "/tmp/a b.sqlite3"),
+        ("sqlite:///tmp/x.sqlite3", "sqlite", "/tmp/x.sqlite3"),
+        ("C:\\data\\x.sqlite3", "sqlite", "C:\\data\\x.sqlite3"),
+        ("./odd:name.sqlite3", "sqlite", "./odd:name.sqlite3"),
+        ("postgresql://u:p@db:5432/course", "postgresql", "postgresql://u:p@db:5432/course"),
+        ("POSTGRES://db/course", "postgresql", "POSTGRES://db/course"),
+    ],
+)
+def test_a_store_address_is_a_path_or_a_known_url(text, kind, target):
+    location = parse_store_location(text)
+    assert (location.kind, location.target) == (kind, target)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("postgresq://u@db/course", "Неизвестная схема «postgresq:»"),
+        ("redis://localhost:6379/0", "Неизвестная схема «redis:»"),
+        ("postgresql:course", "postgresql://пользователь"),
+        ("sqlite:", "нет пути"),
+        ("   ", "пуст"),
+    ],
+)
+def test_an_unknown_or_broken_address_is_a_clear_error(text, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreUrlError, match=message):
+        open_session_store(text)
+    assert list(tmp_path.iterdir()) == []  # no folder named "redis:" or the like
+
+
+def test_the_displayed_address_hides_the_password():
+    shown = parse_store_location("postgresql://course:s3cret@db:5432/chat").display()
+    assert "s3cret" not in shown and "course:***@db:5432/chat" in shown
+
+
+def test_an_unreachable_postgres_is_a_clear_error_with_no_password():
+    with pytest.raises(SessionStoreError, match="не удалось подключиться") as caught:
+        open_session_store("postgresql://course:s3cret@127.0.0.1:1/chat", wait_seconds=1)
+    assert "s3cret" not in str(caught.value)
+
+
 def test_sqlite_survives_a_new_store_on_the_same_file(tmp_path):
     path = tmp_path / "sessions.sqlite3"
     first = SQLiteSessionStore(path)
@@ -95,15 +214,17 @@ def test_sqlite_refuses_bad_messages_and_a_folder_path(tmp_path):
         SQLiteSessionStore(tmp_path)
 
 
-def test_forgotten_text_is_gone_from_the_file_bytes(tmp_path):
-    path = tmp_path / "s.sqlite3"
+def test_a_file_from_before_owners_is_upgraded_and_its_sessions_have_none(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as raw:
+        raw.executescript(
+            "CREATE TABLE sessions (session_id TEXT PRIMARY KEY, summary TEXT, version INTEGER NOT NULL,"
+            " last_used REAL NOT NULL);"
+            "INSERT INTO sessions VALUES ('old', NULL, 1, 1.0);"
+        )
     store = SQLiteSessionStore(path)
-    secret = "Секретный адрес: Лесная улица 17"
-    store.commit("s", 0, [{"role": "user", "content": secret}, TURN[1]], None, unchanged_prefix=0, now=1.0)
-    store.delete("s")
+    assert store.load("old").owner is None and store.load("old").version == 1
     store.close()
-    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.sqlite3"))
-    assert secret.encode() not in raw
 
 
 def _service(path: Path, settings, **options):
@@ -215,3 +336,59 @@ def test_a_killed_process_leaves_the_previous_state_and_no_stuck_lease(tmp_path)
     assert fresh.load("s") == SessionState(tuple(TURN), None, 1)
     with fresh.session_lock("s"):  # the dead process's lease is taken over at once
         pass
+
+
+# --- a session belongs to the user who started it (every store) ---------------------------------
+
+
+def test_another_user_can_neither_join_read_reset_nor_forget_a_session(session_backend, offline_settings):
+    app = build_chat_app(
+        offline_settings, store=session_backend.session_store(), memory_store=session_backend.memory_store()
+    )
+    service = app.chat_service
+    service.reply("case", "Получил заказ 8041 с кофемашиной. Она не включается.", user_id="alice")
+    before = service.store.load("case")
+    for attempt in (
+        lambda: service.reply("case", "Напомните номер заказа.", user_id="bob"),
+        lambda: service.reply("case", "Напомните номер заказа."),  # no user at all
+        lambda: service.get_session("case", user_id="bob"),
+        lambda: service.reset_session("case", user_id="bob"),
+    ):
+        with pytest.raises(ChatServiceError, match="Сессия case .*Начните новую сессию"):
+            attempt()
+    service.reply("bob-own", "Меня зовут Борис.", user_id="bob")
+    assert service.forget_user("bob") >= 1
+    assert service.store.load("case") == before  # bob's /forget erased only bob's data
+    assert service.get_session("bob-own").messages == ()
+    assert service.get_session("case", user_id="alice").messages == before.messages
+    assert "8041" in service.reply("case", "Напомните номер заказа.", user_id="alice").text
+    app.close()
+
+
+def _chat(location: str, lines: list[str], *args: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LLM_", "CHAT_"))}
+    environment.update(LLM_BACKEND="offline", COURSE_DOTENV="0")
+    return subprocess.run(
+        [sys.executable, "-m", "course_lib", "chat", "--no-stream", "--store", location, *args],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=ROOT / "tests",
+        env=environment, timeout=120,
+    )
+
+
+def test_the_console_refuses_another_users_session_and_forget_spares_it(shared_backend):
+    location = shared_backend.location
+    alice = _chat(location, ["Получил заказ 8041 с кофемашиной.", "/exit"], "--user", "alice", "--session", "case-1")
+    assert alice.returncode == 0, alice.stderr
+    bob = _chat(location, ["Напомните номер заказа.", "/forget", "/exit"], "--user", "bob", "--session", "case-1")
+    assert "Ошибка чата: Сессия case-1 принадлежит другому пользователю" in bob.stdout
+    assert "8041" not in bob.stdout and "Assistant:" not in bob.stdout
+    again = _chat(location, ["Напомните номер заказа.", "/exit"], "--user", "alice", "--session", "case-1")
+    assert "сообщений в истории 2" in again.stdout and "8041" in again.stdout.split("Assistant:")[-1]
+    assert "s3cret" not in again.stdout
+
+
+def test_the_console_refuses_an_unknown_store_scheme(tmp_path):
+    for store in ("redis://localhost/0", "postgresq://u@db/x"):
+        result = _chat(store, ["/exit"])
+        assert result.returncode == 2 and "Неизвестная схема" in result.stderr
+    assert not [p for p in (ROOT / "tests").iterdir() if p.name.endswith(":")]

@@ -3,6 +3,12 @@ cell that teaches a class and the module later notebooks import it from hold the
 
 A row is skipped only while its module does not exist yet (the 02/03 modules are written by
 another engineer at the same time); once the module exists, the notebook must show the same code.
+"The same code" is compared as Python syntax trees without docstrings: a notebook cell may carry
+Russian comments and docstrings for the student while the module keeps English ones.
+
+Fill-in cells (issue 17): the student completes a stub in the notebook; the course's version is a
+collapsed cell named `course_<name>` that must be the module's `<name>`, and the check cell hands
+`try_fill_in` the stub and that reference.
 """
 
 from __future__ import annotations
@@ -25,12 +31,29 @@ STEPS = [
     ("01_stateless_call", "ChatReply", "course_lib.steps.common"),
     ("01_stateless_call", "validate_reply", "course_lib.steps.common"),
     ("01_stateless_call", "requests_table", "course_lib.steps.common"),
-    ("01_stateless_call", "build_messages", "course_lib.steps.stateless"),
     ("01_stateless_call", "StatelessChatService", "course_lib.steps.stateless"),
     ("02_single_history", "SingleHistoryChatService", "course_lib.steps.single_history"),
     ("03_sessions", "SessionChatService", "course_lib.steps.sessions"),
+    ("04_sliding_window", "ExerciseWindow", "course_lib.steps.window"),
     ("04_sliding_window", "WindowReply", "course_lib.steps.window"),
     ("04_sliding_window", "WindowChatService", "course_lib.steps.window"),
+    ("05_summary", "summary_source", "course_lib.steps.summary"),
+    ("05_summary", "HistorySummarizer", "course_lib.steps.summary"),
+    ("05_summary", "SummarySession", "course_lib.steps.summary"),
+    ("05_summary", "SummaryReply", "course_lib.steps.summary"),
+    ("05_summary", "summary_message", "course_lib.steps.summary"),
+    ("05_summary", "RequestPlan", "course_lib.steps.summary"),
+    ("05_summary", "plan_request", "course_lib.steps.summary"),
+    ("05_summary", "SummaryChatService", "course_lib.steps.summary"),
+]
+
+# (notebook stem, the stub the student fills in, module that holds the course's version under that name)
+FILL_INS = [
+    ("01_stateless_call", "build_messages", "course_lib.steps.stateless"),
+    ("02_single_history", "save_validated_turn", "course_lib.steps.single_history"),
+    ("03_sessions", "get_or_create_session", "course_lib.steps.sessions"),
+    ("04_sliding_window", "turns_that_fit", "course_lib.steps.window"),
+    ("05_summary", "commit_state", "course_lib.steps.summary"),
 ]
 
 # Written once, in 01 (issue 9: one helper, one home); later notebooks import them.
@@ -40,6 +63,18 @@ WRITTEN_ONCE_IN_01 = ("ChatServiceError", "ChatReply", "validate_reply", "reques
 def normalized(source: str) -> str:
     lines = [line.rstrip() for line in textwrap.dedent(source).splitlines()]
     return "\n".join(lines).strip("\n")
+
+
+def without_docstrings(source: str) -> str:
+    """The syntax tree of `source` with docstrings dropped (comments never reach the tree)."""
+    tree = ast.parse(textwrap.dedent(source))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def code_cells(stem: str) -> list[tuple[int, str]]:
@@ -83,9 +118,34 @@ def test_notebook_cell_and_module_hold_the_same_source(stem, name, module_name):
     )
     index, cell_block = found[0]
     module_block = inspect.getsource(getattr(module, name))
-    assert normalized(cell_block) == normalized(module_block), (
+    assert without_docstrings(cell_block) == without_docstrings(module_block), (
         f"{stem}.ipynb, cell {index}: {name} differs from {module_name}; edit both or neither"
     )
+
+
+@pytest.mark.parametrize(("stem", "name", "module_name"), FILL_INS, ids=[f"{s}:{n}" for s, n, _ in FILL_INS])
+def test_fill_in_cells_use_the_modules_version_as_the_reference(stem, name, module_name):
+    module = importlib.import_module(module_name)
+    stubs = definitions_in(stem, name)
+    assert len(stubs) == 1, f"{stem}.ipynb must define the stub {name} in exactly one cell"
+    stub_tree = ast.parse(stubs[0][1]).body[0]
+    raises = [node for node in ast.walk(stub_tree) if isinstance(node, ast.Raise)]
+    assert raises and "NotImplementedError" in ast.unparse(raises[-1]), f"the stub {name} starts as NotImplementedError"
+
+    references = definitions_in(stem, f"course_{name}")
+    assert len(references) == 1, f"{stem}.ipynb must show the course's version as course_{name} in one cell"
+    index, reference = references[0]
+    cell = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4).cells[index]
+    assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, "the course's version is collapsed"
+    renamed = reference.replace(f"def course_{name}(", f"def {name}(", 1)
+    assert without_docstrings(renamed) == without_docstrings(inspect.getsource(getattr(module, name))), (
+        f"{stem}.ipynb, cell {index}: course_{name} differs from {module_name}.{name}"
+    )
+
+    checks = [source for _, source in code_cells(stem) if f"try_fill_in({name}," in source]
+    assert len(checks) == 1, f"{stem}.ipynb: one cell checks {name} with try_fill_in"
+    assert f"{name} = try_fill_in({name}," in checks[0] and f"reference=course_{name}" in checks[0]
+    assert f"from {module_name} import {name} as course_{name}" in checks[0]
 
 
 def test_the_table_names_every_step_module():
@@ -105,6 +165,13 @@ def test_helpers_from_01_are_not_retyped_in_later_notebooks(name):
         for index, _ in definitions_in(path.stem, name)
     ]
     assert not retyped, f"{name} is written in 01 and lives in course_lib.steps.common; import it instead: {retyped}"
+
+
+def test_docstrings_and_comments_do_not_count_but_code_does():
+    english = 'def f(x):\n    """Twice x."""\n    return 2 * x  # double\n'
+    russian = 'def f(x):\n    """Удвоенное x."""\n    return 2 * x  # вдвое\n'
+    assert without_docstrings(english) == without_docstrings(russian)
+    assert without_docstrings(english) != without_docstrings(english.replace("2 * x", "x + x"))
 
 
 def test_definitions_are_extracted_with_their_decorators():

@@ -320,7 +320,7 @@ def test_window_summary_k_needs_at_least_one_turn():
     with pytest.raises(ValueError, match="K ≥ 1"):
         build_strategy("window_summary_k", client(), StrategySettings(keep_recent_turns=0))
     strategy = build_strategy("window_summary_k", client(), StrategySettings(keep_recent_turns=3))
-    assert strategy.keep_recent_turns == 3 and strategy.title == "Окно + summary + K ходов"
+    assert strategy.keep_recent_turns == 3 and strategy.title == "Окно + сводка + K ходов"
 
 
 @pytest.mark.parametrize("name", STRATEGY_NAMES)
@@ -469,7 +469,7 @@ def test_cumulative_tokens_add_up(comparison):
 def test_report_tables(comparison):
     rows = summary_rows(comparison)
     assert [row[0] for row in rows[1:]] == [run.title for run in comparison.runs]
-    assert [row[0] for row in rows[1:]][-1] == "Окно + summary + K ходов"
+    assert [row[0] for row in rows[1:]][-1] == "Окно + сводка + K ходов"
     assert rows[1][6] == f"100,0{NBSP}%"
     assert len(recall_rows(comparison)) == 1 + len(comparison.runs)
     report = format_report(comparison)
@@ -498,14 +498,14 @@ def test_bench_command_prints_ratios_against_full_history(capsys):
     out = capsys.readouterr().out
     assert "Ходов: 30" in out
     assert f"100,0{NBSP}%" in out
-    assert all(title in out for title in ("Полная история", "Окно по токенам", "Окно + summary", "Окно + summary + K ходов"))
+    assert all(title in out for title in ("Полная история", "Окно по токенам", "Окно + сводка", "Окно + сводка + K ходов"))
     assert "K = 2" in out
 
 
 def test_bench_command_takes_k_turns(capsys):
     assert bench_main(["strategies", "--turns", "30", "--budget", "600", "--keep-turns", "1"]) == 0
     out = capsys.readouterr().out
-    assert "«Окно + summary + K ходов» K = 1" in out
+    assert "«Окно + сводка + K ходов» K = 1" in out
     with pytest.raises(SystemExit):
         bench_main(["strategies", "--keep-turns", "0"])
 

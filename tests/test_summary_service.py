@@ -53,3 +53,33 @@ def test_every_fault_is_a_summary_error(offline_settings, fault):
     client.offline_model.schedule_fault(fault)
     with pytest.raises(ConversationSummaryError):
         ConversationSummaryService(client).summarize(None, FRAGMENT)
+
+
+# --- the cap is enforced in code (issue 22) ------------------------------------------------------
+
+from course_lib.conversation_summary_service import cap_summary  # noqa: E402
+
+
+@pytest.mark.parametrize("cap", [40, 80, 150, 600])
+def test_cap_summary_never_exceeds_the_cap(cap):
+    text = "Заказ 7718, товар: монитор. Проблема: трещина на подставке. " * 20 + "Хвост без точки"
+    capped = cap_summary(text, cap)
+    assert 0 < len(capped) <= cap
+    assert text.startswith(capped.rstrip("…"))
+
+
+def test_cap_summary_keeps_whole_sentences_and_short_texts():
+    assert cap_summary("Коротко.", 600) == "Коротко."
+    capped = cap_summary("Заказ 7718. Проблема: трещина на подставке. Имя клиента: Анна.", 50)
+    assert capped == "Заказ 7718. Проблема: трещина на подставке."
+
+
+def test_a_real_models_long_summary_is_cut_to_the_cap(offline_settings):
+    class Verbose:
+        def generate(self, messages):
+            from course_lib.llm.client import LLMResult
+            return LLMResult("Клиент сообщил много всего. " * 100, "stop", "m", "id", 1, 1, 2)
+
+    service = ConversationSummaryService(Verbose(), max_summary_chars=120)
+    result = service.summarize_detailed(None, [{"role": "user", "content": "Привет"}])
+    assert len(result.text) <= 120 and result.truncated

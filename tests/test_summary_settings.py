@@ -130,12 +130,18 @@ def test_the_offline_model_obeys_the_cap_from_the_prompt(offline_settings):
 
 
 def _has(facts: Facts, key: str) -> bool:
+    from course_lib.llm.offline import lexicon as lx
+    from course_lib.llm.offline.facts import CHECK_KEYS
+
+    done = [c for c in facts.checks if CHECK_KEYS.get(c) not in lx.STATE_CHECK_KEYS]
+    states = [c for c in facts.checks if CHECK_KEYS.get(c) in lx.STATE_CHECK_KEYS]
     return bool(
         {
             "case": facts.order_number or facts.product,
             "problem": facts.problem or facts.damaged_part,
             "open_question": facts.open_question,
-            "checks": facts.checks,
+            "checks": done,
+            "states": states,
             "name": facts.customer_name,
             "preferences": facts.preferences,
             "rule_change": facts.rule_change_requested,

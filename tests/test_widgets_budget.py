@@ -54,7 +54,7 @@ def test_slider_range_goes_from_required_messages_to_the_whole_history():
     assert controller.view.count_of(HISTORY) == 0
     assert controller.view.estimated_tokens == controller.required_tokens
     assert "Бюджет" in explorer.summary_html.value and "выпадает: 5" in explorer.summary_html.value
-    assert "свернул бы выпавшие ходы в summary" in explorer.summary_html.value
+    assert "свернул бы выпавшие ходы в сводку" in explorer.summary_html.value
     assert "не поместились в окно" in explorer.html.value
     assert "модель не вызывалась" in explorer.html.value
 

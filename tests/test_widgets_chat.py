@@ -98,7 +98,7 @@ def test_send_shows_reply_session_id_and_console_metrics():
     assert "course-msg-user" in chat.transcript_html.value
     metrics = chat.metrics_html.value
     for line in ("Session ID ответа", "Сообщений в истории", "Оценка входных токенов до запроса",
-                 "Summary обновлено на этом ходу", "Входные токены", "ID ответа"):
+                 "Сводка обновлена на этом ходу", "Входные токены", "ID ответа"):
         assert line in metrics
     assert chat.status_html.value == ""
     assert not chat.send_button.disabled and not chat.new_dialog_button.disabled
@@ -268,7 +268,7 @@ def test_inspector_shows_the_summary_taking_over():
     assert view.left_out and {e.kind for e in view.left_out} == {SUMMARIZED}
     assert len(view.left_out) == 2 * (summary_turn - 1)
     html = inspector.html.value
-    assert "свёрнута в новое summary" in html and "свёрнуто в summary" in html
+    assert "свёрнута в новую сводку" in html and "свёрнуто в сводку" in html
     assert SUMMARY_TEXT in html
     assert "Вызовов модели на этом ходу: 2" in chat.controller.metrics
     assert "Вызовов модели на этом ходу" in chat.metrics_html.value

@@ -86,8 +86,8 @@ def test_with_a_summary_service_the_summary_is_shown():
     assert has_summary_service(service)
     panel = chat_panel(service, session_id="s")
     say(panel.chat, MONITOR[0])
-    assert "Текущее summary" in panel.inspector.html.value
-    assert "Summary сохранено" in panel.chat.metrics_html.value
+    assert "Текущая сводка" in panel.inspector.html.value
+    assert "Сводка сохранена" in panel.chat.metrics_html.value
 
 
 def test_the_budget_explorers_message_comes_from_the_notebook():

@@ -7,7 +7,7 @@ class ChatHistoryError(ValueError):
 
 def split_into_turns(history: list[dict[str, str]]) -> list[list[dict[str, str]]]:
     if len(history) % 2:
-        raise ChatHistoryError(f"в истории {len(history)} сообщений: последний ход не закончен")
+        raise ChatHistoryError(f"последний ход не закончен: число сообщений нечётное ({len(history)})")
     users, assistants = history[0::2], history[1::2]
     for number, (asked, answered) in enumerate(zip(users, assistants), start=1):
         if (asked.get("role"), answered.get("role")) != ("user", "assistant"):

@@ -108,12 +108,21 @@ def _prepare(ns, config):
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes fail instead of killing
     ns.apply_limits(config["limits"], tier)
+    os.umask(0o077)  # nothing the child creates is readable by another uid (chmod is denied in "uid")
     ns.drop_privileges(libc, config)
+    if tier == "uid":
+        config["landlock"] = ns.restrict_writes_to_box(libc, config["box"])
+    if libc is None and sys.platform == "linux":
+        libc = ns.Libc()  # "basic": only for the parent-death signal below
+        ns.die_with_parent(libc, config["grader_pid"])
+        return None
+    ns.die_with_parent(libc, config["grader_pid"])
     if tier in ("root", "userns"):
         launcher_child = os.fork()  # the first child of unshare(CLONE_NEWPID) is PID 1 there
         if launcher_child != 0:
             ns.wait_and_mirror(launcher_child)
-        ns.become_namespace_init()
+        ns.die_with_parent(libc, None)  # its parent is outside the namespace: getppid() is 0
+        ns.become_namespace_init(libc, config["limits"]["wall_seconds"])
     return libc
 
 
@@ -187,7 +196,8 @@ def _selftest(config):
             sock.close()
     except OSError as error:
         network = f"blocked: {error}"
-    report = {"uid": os.getuid(), "pid": os.getpid(), "readable": readable, "network": network}
+    report = {"uid": os.getuid(), "pid": os.getpid(), "readable": readable, "network": network,
+              "landlock": config.get("landlock", 0)}  # fmt: skip
     if config.get("probe_syscalls"):
         report["syscalls"] = _probe_syscalls()
     return report

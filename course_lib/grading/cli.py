@@ -36,7 +36,16 @@ from course_lib.grading.catalog import (
     get_exercise,
     registration_report,
 )
-from course_lib.grading.gradebook import locked, update_grades_csv, write_gradebook
+from course_lib.grading import state
+from course_lib.grading.export import (
+    ExportSettings,
+    add_gradebook_arguments,
+    export,
+    print_gradebook,
+    refresh,
+)
+from course_lib.grading.gradebook import SheetError, locked, read_sheet, update_grades_csv
+from course_lib.grading.invocation import command_name, full_path
 from course_lib.grading.launch import unsafe_launch
 from course_lib.grading.names import output_names
 from course_lib.grading.report import (
@@ -51,7 +60,7 @@ from course_lib.grading.results import CaseResult, ExerciseResult
 from course_lib.grading.runner import run_exercise
 from course_lib.grading.safetext import one_line, shown
 from course_lib.grading.sandbox import Limits, SandboxError, detect_tier, selftest
-from course_lib.grading.similarity import similarity_rows, write_similarity
+from course_lib.grading.roster import RosterError, read_roster
 from course_lib.grading.submission import Submission, submission_kind
 
 TIER_TEXT = {
@@ -65,7 +74,7 @@ TIER_TEXT = {
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m course_lib grade",
+        prog=command_name("grade"),
         description="Проверка работ студентов открытыми и скрытыми тестами в песочнице.",
     )
     parser.add_argument(
@@ -109,12 +118,12 @@ def _parser() -> argparse.ArgumentParser:
         help="visibility скрытых тестов в results.json",
     )
     parser.add_argument("--no-progress", action="store_true", help="без индикатора прогресса")
-    parser.add_argument("--roster", type=Path, help="список студентов (CSV) для журнала LMS")
-    parser.add_argument("--lms", choices=["canvas", "moodle"], help="формат журнала для импорта")
+    add_gradebook_arguments(parser)
     parser.add_argument(
-        "--assignment", default="Упражнения курса", help="название задания в журнале LMS"
+        "--excel",
+        action="store_true",
+        help="grades.csv для Excel: UTF-8 с BOM, разделитель «;», десятичная запятая",
     )
-    parser.add_argument("--assignment-id", help="id задания в Canvas: столбец «Название (id)»")
     parser.add_argument(
         "--similarity-threshold", type=float, default=0.9, help="порог для similarity.csv (0…1)"
     )
@@ -177,7 +186,7 @@ def _internal_failure(exercise: Exercise, phases: list[list[Case]], error: BaseE
 def shown_path(path: Path) -> str:
     """A path for reports: relative to the current folder, else only its name (never absolute)."""
     relative = os.path.relpath(os.path.abspath(path))
-    return relative if not relative.startswith("..") else Path(path).name
+    return one_line(relative if not relative.startswith("..") else Path(path).name)  # no raw ESC/CR
 
 
 def check_paths(paths: list[Path]) -> str | None:
@@ -202,9 +211,19 @@ def main(argv: list[str] | None = None) -> int:
     if usage is None and bool(args.roster) != bool(args.lms):
         usage = "--roster и --lms задаются вместе"
     if usage is None and args.roster is not None and not args.roster.is_file():
-        usage = f"Нет файла со списком студентов: {shown_path(args.roster)}"
+        usage = f"Нет файла со списком студентов: {full_path(args.roster)}"
     if usage:
         print(f"Ошибка: {usage}", file=sys.stderr)
+        return 2
+    # The roster and an existing grades.csv are read before any grading: a file that cannot be
+    # understood stops here, with nothing changed.
+    roster = None
+    try:
+        if args.roster is not None:
+            roster = read_roster(args.roster)
+        read_sheet(args.out.resolve() / "grades.csv")
+    except (RosterError, SheetError) as error:
+        print(f"Ошибка: {error}", file=sys.stderr)
         return 2
     layout = CourseLayout(course_root(args.course_root))
     try:
@@ -216,11 +235,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         phases = _load_all(layout, exercises)
     except (KeyError, CaseFormatError, RegistryError) as error:
-        print(f"Ошибка: {error}", file=sys.stderr)
+        print(f"Ошибка: {one_line(str(error))}", file=sys.stderr)
         return 2
     if not any(phase[1] for phase in phases.values()):
         print(
-            f"Скрытых тестов нет ({layout.hidden_cases_dir}): проверяются только открытые.",
+            f"Скрытых тестов нет ({one_line(str(layout.hidden_cases_dir))}): проверяются только открытые.",
             file=sys.stderr,
         )
     limits = Limits(
@@ -249,12 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     failed_internally = False
     sources: dict[str, dict[str, str | None]] = {}
 
-    def grade_submission(index: int) -> tuple[list[ExerciseResult], float]:
+    def grade_submission(index: int) -> tuple[list[ExerciseResult], float, str]:
         """One worker, one submission, its exercises one after another."""
         nonlocal failed_internally
         begun = time.monotonic()
         deadline = begun + limits.submission_seconds
         submission = Submission.open(folders[index], layout)
+        notice = submission.notice
         graded = []
         read: dict[str, str | None] = {}
         try:
@@ -274,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             submission.close()
         sources[names[index]] = read
-        return graded, time.monotonic() - begun
+        return graded, time.monotonic() - begun, notice
 
     try:
         from tqdm import tqdm
@@ -290,8 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         futures = {pool.submit(grade_submission, index): index for index in range(len(folders))}
         for future in as_completed(futures):
             index = futures[future]
-            graded, seconds = future.result()
-            submission = SubmissionResult(names[index], graded, source=shown_path(folders[index]))
+            graded, seconds, notice = future.result()
+            graded = _with_earlier(out, names[index], graded)
+            submission = SubmissionResult(
+                names[index], graded, source=shown_path(folders[index]), notice=notice
+            )
             finished[index] = _report(out, submission, folders[index], args.hidden_visibility, seconds)
             if bar is not None:
                 bar.update(1)
@@ -299,51 +322,61 @@ def main(argv: list[str] | None = None) -> int:
         bar.close()
     submissions = [result for result in finished if result is not None]
     graded_names = [exercise.name for exercise in exercises]
+    gradebook = removed = None
     with locked(out):
-        merge = update_grades_csv(
-            out / "grades.csv", [grades_row(s, graded_names) for s in submissions], graded_names
-        )
-        gradebook = None
-        if args.lms:
-            gradebook = write_gradebook(
-                out, args.lms, args.roster, merge.rows, args.assignment, args.assignment_id
+        for submission in submissions:
+            state.save(out, submission.name, submission.exercises, sources.get(submission.name, {}))
+        try:
+            merge = update_grades_csv(
+                out / "grades.csv",
+                [grades_row(s, [e.exercise.name for e in s.exercises]) for s in submissions],
+                graded_names,
+                excel=args.excel,
             )
-    write_similarity(
-        out / "similarity.csv",
-        similarity_rows(layout, exercises, sources, args.similarity_threshold),
-    )
+        except SheetError as error:  # changed since it was read at the start
+            print(f"Ошибка: {error}", file=sys.stderr)
+            return 2
+        if args.lms:
+            settings = ExportSettings(
+                args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale
+            )
+            gradebook = export(out, settings, roster)
+        else:
+            gradebook, removed = refresh(out)
+        kept, computed = state.update_similarity(
+            out, layout, exercises, {s.name: sources.get(s.name, {}) for s in submissions},
+            args.similarity_threshold,
+        )  # fmt: skip
     elapsed = time.monotonic() - started
     print(
-        f"Проверено работ: {len(submissions)} за {elapsed:.1f} с. Результаты: {shown_path(out)}",
+        f"Проверено работ: {len(submissions)} за {elapsed:.1f} с. Результаты: {full_path(out)}",
+        file=sys.stderr,
+    )
+    style = "для Excel: UTF-8 с BOM, «;»" if merge.style == "excel" else "UTF-8, «,»"
+    print(
+        f"{full_path(out / 'grades.csv')} ({style}): обновлено строк {merge.updated}, добавлено "
+        f"{merge.added}, прежних строк сохранено {merge.kept} (перепроверка меняет только строки "
+        "проверенных работ).",
         file=sys.stderr,
     )
     print(
-        f"grades.csv: обновлено строк {merge.updated}, добавлено {merge.added}, прежних строк "
-        f"сохранено {merge.kept} (перепроверка меняет только строки проверенных работ).",
+        f"{full_path(out / 'similarity.csv')}: пересчитано строк {computed}, сохранено {kept}.",
         file=sys.stderr,
     )
     if gradebook is not None:
-        _print_gradebook(gradebook)
+        print_gradebook(gradebook, gradebook.path.stem.removeprefix("gradebook-"))
+    if removed:
+        print(removed, file=sys.stderr)
     return 1 if failed_internally else 0
 
 
-def _print_gradebook(gradebook) -> None:
-    print(
-        f"Журнал для импорта: {shown_path(gradebook.path)} (студентов с оценкой: {gradebook.matched}).",
-        file=sys.stderr,
-    )
-    if gradebook.unmatched_submissions:
-        print(
-            "Работы, которых нет в списке студентов (в журнал не попали): "
-            + one_line(", ".join(gradebook.unmatched_submissions)),
-            file=sys.stderr,
-        )
-    if gradebook.students_without_submission:
-        print(
-            "Студенты без работы (оценка пустая): "
-            + one_line(", ".join(gradebook.students_without_submission)),
-            file=sys.stderr,
-        )
+def _with_earlier(out: Path, name: str, graded: list[ExerciseResult]) -> list[ExerciseResult]:
+    """This run's exercises plus the stored results of the ones it did not grade (a regrade with
+    --exercise keeps every section and the total), in the registry's order."""
+    now = {result.exercise.name: result for result in graded}
+    earlier = state.earlier_results(out, name, set(now))
+    merged = {**earlier, **now}
+    return [merged[exercise.name] for exercise in EXERCISES if exercise.name in merged]
 
 
 def _report(

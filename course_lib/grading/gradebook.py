@@ -1,25 +1,18 @@
-"""The class's sheets: grades.csv updated in place (regrades, shards) and gradebooks for an LMS.
+"""The class's sheet: grades.csv, updated in place by regrades and shards.
 
-grades.csv: grading into an output folder that already has one updates the rows of the
-submissions just graded and keeps every other row. The read-merge-write runs under an exclusive
-lock (`.grades.lock`, flock) and the file is replaced atomically (write a temporary file, then
-rename), so shards graded in parallel into one folder never lose each other's rows and a reader
-never sees half a file. A regrade of some exercises only (`--exercise`) updates those cells.
+Grading into an output folder that already has a grades.csv updates the rows of the submissions
+just graded and keeps every other row. The read-merge-write runs under an exclusive lock
+(`.grades.lock`, flock) and the file is replaced atomically (write a temporary file, then rename),
+so shards graded in parallel into one folder never lose each other's rows and a reader never sees
+half a file. A regrade of some exercises only (`--exercise`) updates those cells.
 
-Gradebooks (`--roster roster.csv --lms canvas|moodle`):
-
-* Canvas imports a CSV whose leading columns are `Student, ID, SIS User ID, SIS Login ID, Section`,
-  then one column per assignment named `Assignment name (assignment id)`; a roster is Canvas's own
-  gradebook export (the same leading columns). Without an id Canvas creates a new assignment.
-* Moodle imports a CSV with an identifier column mapped at import to a user field (e-mail,
-  username or ID number) and a grade column mapped to a grade item. We write Moodle's export
-  layout: `First name, Last name, ID number, Email address, <grade item>`; map "Email address" to
-  the e-mail field (or "ID number" to idnumber) at import.
-
-A submission matches a roster row when its name (the output name, or the folder/zip name without
-`.zip`) equals the row's `submission` column, or one of its identifiers (SIS Login ID, SIS User ID,
-ID, ID number, Username, Email address, or the part of the e-mail before "@"), compared without case.
-Submissions that match no student, and students with no submission, are listed — never dropped.
+The file may have been opened and re-saved in Excel: it is read with the encoding and delimiter
+detected (`table`), decimal commas accepted. A file that is not a grades.csv any more (no
+`submission`/`score` columns, a score Excel turned into a date) raises `SheetError` before any
+grading, and nothing is changed. Two formats are written: "plain" (UTF-8, `,`, `10.00`) and
+"excel" (UTF-8 with a BOM, `;`, `10,00`: a Russian Excel opens it as a table, with numbers, and can
+save it back). A sheet already in Excel's format (`;`) stays in it; `--excel` switches to it.
+LMS gradebooks are `lms`'s job.
 """
 
 from __future__ import annotations
@@ -35,18 +28,18 @@ from pathlib import Path
 from course_lib.grading.catalog import BY_NAME
 from course_lib.grading.results import STATUSES
 from course_lib.grading.safetext import csv_cell
+from course_lib.grading.table import TableError, read_table, where
 
 LOCK_NAME = ".grades.lock"
 FIXED = ("submission", "status", "score", "max_score")
 TRAILING = ("details", "source")
 PRIORITY = ("report_error", "crash", "memory", "timeout", "syntax_error", "ambiguous", "missing")
 
-CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-MOODLE_COLUMNS = ("First name", "Last name", "ID number", "Email address")
-ROSTER_KEYS = (
-    "submission", "SIS Login ID", "SIS User ID", "ID", "ID number", "Username", "Email address",
-    "Email", "email", "login",
-)  # fmt: skip
+FORMATS = {"plain": ("utf-8", ","), "excel": ("utf-8-sig", ";")}
+
+
+class SheetError(TableError):
+    """grades.csv cannot be read back (Russian message with file, line and column)."""
 
 
 @contextmanager
@@ -63,11 +56,49 @@ def locked(folder: Path):
         os.close(fd)
 
 
-def read_rows(path: Path) -> list[dict[str, str]]:
+def _numeric_columns(header: list[str]) -> set[str]:
+    return {"score", "max_score"} | {name for name in header if name in BY_NAME}
+
+
+def read_sheet(path: Path) -> tuple[list[dict[str, str]], str]:
+    """(rows, format) of an existing grades.csv, numbers with a decimal point; ([], "plain") when
+    there is none. SheetError when it cannot be read back without losing a row or a grade."""
     if not path.is_file():
-        return []
-    with open(path, newline="", encoding="utf-8", errors="replace") as handle:
-        return [dict(row) for row in csv.DictReader(handle)]
+        return [], "plain"
+    try:
+        table = read_table(path)
+    except TableError as error:
+        raise SheetError(f"{error} Перепроверка ничего не изменила.") from error
+    missing = [name for name in ("submission", "score") if name not in table.header]
+    if missing:
+        raise SheetError(
+            f"{where(path, 1)}: это не grades.csv курса — нет столбцов {', '.join(missing)} "
+            f"(прочитан как {table.described}; заголовок: {'; '.join(table.header[:6])}). "
+            "Перепроверка ничего не изменила: верните исходный grades.csv или укажите другую --out."
+        )
+    numeric = _numeric_columns(table.header)
+    rows = []
+    for line, cells in table.rows:
+        row = {key: (cells[i] if i < len(cells) else "") for i, key in enumerate(table.header)}
+        for column, key in enumerate(table.header, start=1):
+            value = row[key]
+            if key in numeric and value:
+                number = value.replace(",", ".").replace("\u00a0", "").replace(" ", "")
+                try:
+                    float(number)
+                except ValueError:
+                    raise SheetError(
+                        f"{where(path, line, column)}: в столбце {key} не число: «{value[:30]}» "
+                        "(Excel мог превратить число в дату). Перепроверка ничего не изменила: "
+                        "верните исходный grades.csv или сохраняйте его с --excel."
+                    ) from None
+                row[key] = f"{float(number):.2f}"
+        rows.append(row)
+    return rows, ("excel" if table.delimiter == ";" else "plain")
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    return read_sheet(path)[0]
 
 
 def _exercise_columns(rows: Iterable[dict[str, str]], graded: list[str]) -> list[str]:
@@ -113,14 +144,17 @@ def _merge_row(old: dict[str, str], new: dict[str, str], graded: list[str], colu
     return merged
 
 
-def write_csv_atomic(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
+def write_csv_atomic(
+    path: Path, header: list[str], rows: Iterable[list[str]], style: str = "plain"
+) -> None:
+    encoding, delimiter = FORMATS[style]
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
+    writer = csv.writer(buffer, delimiter=delimiter)
     writer.writerow(header)
     for row in rows:
         writer.writerow([csv_cell(str(cell)) for cell in row])
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(partial, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
+    with open(partial, "w", newline="", encoding=encoding, errors="backslashreplace") as handle:
         handle.write(buffer.getvalue())
         handle.flush()
         os.fsync(handle.fileno())
@@ -133,11 +167,15 @@ class MergeReport:
     added: int
     kept: int
     rows: list[dict[str, str]]
+    style: str = "plain"
 
 
-def update_grades_csv(path: Path, new_rows: list[dict[str, str]], graded: list[str]) -> MergeReport:
-    """Merge this run's rows into grades.csv (call under `locked`)."""
-    old_rows = read_rows(path)
+def update_grades_csv(
+    path: Path, new_rows: list[dict[str, str]], graded: list[str], excel: bool = False
+) -> MergeReport:
+    """Merge this run's rows into grades.csv (call under `locked`); SheetError changes nothing."""
+    old_rows, style = read_sheet(path)
+    style = "excel" if excel else style
     columns = _exercise_columns([*old_rows, *new_rows], graded)
     old_by_name = {row.get("submission", ""): row for row in old_rows}
     new_by_name = {row["submission"]: row for row in new_rows}
@@ -153,101 +191,11 @@ def update_grades_csv(path: Path, new_rows: list[dict[str, str]], graded: list[s
     added = [row for row in new_rows if row["submission"] not in old_by_name]
     result += added
     header = [*FIXED, *columns, *TRAILING]
-    write_csv_atomic(path, header, ([row.get(key, "") for key in header] for row in result))
-    return MergeReport(updated, len(added), kept, result)
+    numeric = _numeric_columns(header)
 
+    def cell(row: dict[str, str], key: str) -> str:
+        value = row.get(key, "")
+        return value.replace(".", ",") if style == "excel" and key in numeric else value
 
-# --- LMS gradebooks -----------------------------------------------------------------------------
-
-
-def read_roster(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        rows = [
-            {(key or "").strip(): (value or "").strip() for key, value in row.items()}
-            for row in csv.DictReader(handle)
-        ]
-    # Canvas's export has a "Points Possible" row (and sometimes others) with no student.
-    return [row for row in rows if row.get("Student", "x") and "Points Possible" not in row.values()]
-
-
-def _keys(row: dict[str, str]) -> set[str]:
-    keys = set()
-    for column in ROSTER_KEYS:
-        value = row.get(column, "").strip().lower()
-        if value:
-            keys.add(value)
-            if "@" in value:
-                keys.add(value.split("@", 1)[0])
-    return keys
-
-
-def _submission_keys(row: dict[str, str]) -> set[str]:
-    keys = {row["submission"].lower()}
-    source = row.get("source", "")
-    if source:
-        stem = Path(source).name
-        keys.add(stem.lower())
-        keys.add(stem.lower().removesuffix(".zip"))
-    return keys
-
-
-@dataclass
-class Gradebook:
-    path: Path
-    matched: int
-    unmatched_submissions: list[str]
-    students_without_submission: list[str]
-
-
-def write_gradebook(
-    out: Path, lms: str, roster_path: Path, grades: list[dict[str, str]], assignment: str,
-    assignment_id: str | None,
-) -> Gradebook:  # fmt: skip
-    roster = read_roster(roster_path)
-    index: dict[str, int] = {}
-    for number, student in enumerate(roster):
-        for key in _keys(student):
-            index.setdefault(key, number)
-    score_of: dict[int, str] = {}
-    unmatched = []
-    for row in grades:
-        found = next((index[key] for key in sorted(_submission_keys(row)) if key in index), None)
-        if found is None:
-            unmatched.append(row["submission"])
-        else:
-            score_of[found] = row.get("score", "")
-    missing = [
-        _display_name(student)
-        for number, student in enumerate(roster)
-        if number not in score_of
-    ]
-    column = f"{assignment} ({assignment_id})" if assignment_id else assignment
-    if lms == "canvas":
-        header = [*CANVAS_COLUMNS, column]
-        rows = [
-            [*(student.get(key, "") for key in CANVAS_COLUMNS), score_of.get(number, "")]
-            for number, student in enumerate(roster)
-        ]
-    else:
-        header = [*MOODLE_COLUMNS, column]
-        rows = [
-            [
-                student.get("First name", ""),
-                student.get("Last name", ""),
-                student.get("ID number", ""),
-                student.get("Email address", student.get("Email", "")),
-                score_of.get(number, ""),
-            ]
-            for number, student in enumerate(roster)
-        ]
-    path = out / f"gradebook-{lms}.csv"
-    write_csv_atomic(path, header, rows)
-    return Gradebook(path, len(score_of), unmatched, missing)
-
-
-def _display_name(student: dict[str, str]) -> str:
-    name = student.get("Student") or " ".join(
-        part for part in (student.get("First name", ""), student.get("Last name", "")) if part
-    )
-    key = next((student[k] for k in ROSTER_KEYS if student.get(k)), "")
-    return f"{name} ({key})" if name and key else name or key or "?"
+    write_csv_atomic(path, header, ([cell(row, key) for key in header] for row in result), style)
+    return MergeReport(updated, len(added), kept, result, style)

@@ -4,6 +4,7 @@
     python -m course_lib instructor mistakes        # common mistakes from the mutant catalogue
     python -m course_lib instructor timings         # run every notebook (nbclient) and time it
     python -m course_lib instructor write [INSTRUCTOR.md]   # regenerate those sections in place
+    python -m course_lib instructor new-exercise NAME --notebook NN [--title …] [--points 10]
 
 quiz-key reads which quizzes each notebook shows (`show_quiz("<notebook>", "<id>")` in its code
 cells, in order) and their answers from `course_lib/data/quizzes/*.json`, with the options in the
@@ -78,9 +79,19 @@ def _mutants(layout: CourseLayout):
     spec = importlib.util.spec_from_file_location("course_mutants", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return [
+    found = [
         (name, what, module._mutant_source(name, old, new)) for name, what, old, new in module.MUTANTS
     ]
+    known = {(name, what) for name, what, _ in found}
+    for exercise in EXERCISES:  # mutants kept with the hidden cases (`instructor new-exercise`)
+        path = layout.hidden_cases_file(exercise)
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        reference = (layout.solutions_dir / f"{exercise.name}.py").read_text(encoding="utf-8")
+        for mutant in data.get("mutants", []):
+            old, new = mutant["replace"]
+            if (exercise.name, mutant["mistake"]) not in known and old in reference:
+                found.append((exercise.name, mutant["mistake"], reference.replace(old, new, 1)))
+    return found
 
 
 def mistakes(layout: CourseLayout) -> str:
@@ -173,9 +184,51 @@ def _replace_section(text: str, name: str, body: str) -> str:
     return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
 
 
+def _new_exercise(argv: list[str]) -> int:
+    from course_lib.grading.invocation import command_name, full_path
+    from course_lib.grading.scaffold import ScaffoldError, new_exercise, notebook_cells
+
+    parser = argparse.ArgumentParser(
+        prog=command_name("instructor new-exercise"),
+        description="Новое упражнение по шаблону: заготовка, решение, тесты, строка реестра.",
+    )
+    parser.add_argument("name", help="имя файла и функции, например trim_by_tokens")
+    parser.add_argument("--notebook", required=True, help="номер ноутбука с практикой, например 04")
+    parser.add_argument("--title", default="Новое упражнение", help="название по-русски для отчётов")
+    parser.add_argument("--points", type=float, default=10.0, help="баллы за упражнение")
+    parser.add_argument("--course-root", type=Path)
+    args = parser.parse_args(argv)
+    layout = CourseLayout(course_root(args.course_root))
+    try:
+        written = new_exercise(layout, args.name, args.notebook, args.title, args.points)
+    except ScaffoldError as error:
+        print(f"Ошибка: {error}", file=sys.stderr)
+        return 2
+    print("Созданы файлы:")
+    for path in written:
+        print(f"  {full_path(path)}")
+    print(
+        "\nШаблон — рабочее упражнение: замените условие, решение, тесты и ошибки-мутанты "
+        "(«mutants» в скрытых тестах) своими. Правила, которые проверяют тесты курса, — в "
+        "INSTRUCTOR.md, раздел «Adding an exercise».\n\nНоутбуки не меняются автоматически: "
+        f"добавьте в notebooks/{args.notebook}_*.ipynb две ячейки и перевыполните его "
+        f"(make notebooks).\n\n{notebook_cells(args.name, args.title)}"
+    )
+    print(
+        "Проверить упражнение: .venv/bin/python -m pytest tests/test_exercises_statements.py "
+        f"tests/test_grading_cases.py tests/test_instructor_exercises.py -q -k {args.name}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course_lib instructor")
-    parser.add_argument("what", choices=["quiz-key", "mistakes", "timings", "write"])
+    from course_lib.grading.invocation import command_name
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new-exercise"]:
+        return _new_exercise(argv[1:])
+    parser = argparse.ArgumentParser(prog=command_name("instructor"))
+    parser.add_argument("what", choices=["quiz-key", "mistakes", "timings", "write", "new-exercise"])
     parser.add_argument("path", nargs="?", type=Path, help="INSTRUCTOR.md (для write)")
     parser.add_argument("--course-root", type=Path)
     parser.add_argument("--measure", action="store_true", help="write: заново замерить ноутбуки")

@@ -50,7 +50,9 @@ def _check_outcome(outcome: Any) -> dict:
 def describe_raise(exc: dict) -> str:
     name = exc.get("name") or "?"
     message = exc.get("message", "")
-    return f"{name}: {message}" if message else name
+    line = exc.get("line")
+    where = f" (строка {line} вашего файла)" if type(line) is int and line > 0 else ""
+    return f"{name}: {message}{where}" if message else f"{name}{where}"
 
 
 def _is(exc: dict, name: str) -> bool:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import course_lib
+from course_lib.grading.safetext import one_line
 
 PACKAGE_PARENT = Path(course_lib.__file__).resolve().parents[1]
 
@@ -36,7 +37,7 @@ def unsafe_launch(submissions: list[Path]) -> str | None:
     if cwd not in parents and not os.path.lexists(cwd / "course_lib"):
         return None
     return (
-        f"Текущая папка ({cwd}) стоит первой в пути импорта Python: папка работы с именем "
+        f"Текущая папка ({one_line(str(cwd))}) стоит первой в пути импорта Python: папка работы с именем "
         "course_lib или именем любого модуля выполнилась бы без песочницы. Запустите проверку "
         "командой .venv/bin/course-lib grade … или python -P -m course_lib grade … "
         "(либо из папки курса)."

@@ -48,6 +48,13 @@ def student_readme() -> str:
     text = (TEMPLATES / "student_README.md.txt").read_text(encoding="utf-8")
     return text.replace("@EXERCISES@", "\n".join(rows))
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".mypy_cache"}
+# Instructor commands (`instructor quiz-key`, `mistakes`, `new-exercise`) and their data: not for
+# students (the quiz key; `mistakes` needs tests/ and ends in a traceback without it).
+INSTRUCTOR_FILES = (
+    Path("course_lib/grading/instructor.py"),
+    Path("course_lib/grading/scaffold.py"),
+    Path("course_lib/grading/instructor_timings.json"),
+)
 IGNORED_SUFFIXES = {".pyc", ".pyo"}
 
 
@@ -65,6 +72,8 @@ def build_bundle(layout: CourseLayout, out: Path) -> list[Path]:
         for path in sorted(source.rglob("*")):
             relative = path.relative_to(layout.root)
             if _ignored(relative) or not path.is_file() or path.is_symlink():
+                continue
+            if relative in INSTRUCTOR_FILES:
                 continue
             target = out / relative
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -181,6 +190,10 @@ def verify_bundle(bundle: Path, layout: CourseLayout) -> list[str]:
             if dump in solution_defs and _is_substantial(dump):
                 origin = solution_defs[dump][1].relative_to(layout.root)
                 problems.append(f"{path.relative_to(bundle)}: {name} совпадает с кодом из {origin}")
+
+    for relative in INSTRUCTOR_FILES:
+        if (bundle / relative).exists():
+            problems.append(f"{relative.as_posix()}: команда преподавателя в пакете студента")
 
     readme = bundle / "README.md"
     text = readme.read_text(encoding="utf-8", errors="replace") if readme.is_file() else ""

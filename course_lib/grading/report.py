@@ -36,6 +36,7 @@ class SubmissionResult:
     internal_error: str = ""
     source: str = ""  # the folder as given on the command line
     report_error: str = ""
+    notice: str = ""  # about the hand-in as a whole (a notebook instead of .py files), for both
 
     @property
     def score(self) -> float:
@@ -64,6 +65,8 @@ class SubmissionResult:
             for status in (result.status, *result.flags)
             if status != "ok"
         ]
+        if self.notice:
+            details.append(f"handin: {self.notice}")
         if self.report_error:
             details.append(f"report: {self.report_error}")
         return "; ".join(details)
@@ -113,13 +116,14 @@ def results_json(
     tests = []
     for number, exercise in enumerate(submission.exercises, start=1):
         points = exercise.case_points()
+        earned = exercise.earned_points()
         for index, result in enumerate(exercise.cases, start=1):
             hidden = result.case.visibility == "hidden"
             tests.append(
                 {
                     "name": f"{exercise.exercise.name}: {result.case.name}",
                     "number": f"{number}.{index}",
-                    "score": round(points[index - 1] if result.passed else 0.0, 4),
+                    "score": round(earned[index - 1], 4),
                     "max_score": round(points[index - 1], 4),
                     "status": "passed" if result.passed else "failed",
                     "output": _test_output(result, exercise),
@@ -133,6 +137,8 @@ def results_json(
                 }
             )
     summary = _summary_lines(submission, concealed)
+    if submission.notice:
+        summary = [f"⚠️ {submission.notice}", "", *summary]
     document = {
         "score": submission.score,
         "output": "\n".join(summary),
@@ -222,6 +228,12 @@ def _fenced(text: str) -> list[str]:
     return [f"   {fence}text", *[f"   {line}" for line in text.splitlines()], f"   {fence}"]
 
 
+VALIDATION_RULE = (
+    "Баллы за тесты с исключениями засчитываются в той же доле, в какой пройдены тесты "
+    "на результат (открытые и скрытые — отдельно): заготовка, которая на всё выбрасывает нужное "
+    "исключение, получает 0. Здесь из-за этого не засчитано {lost}."
+)
+
 STATUS_TEXT = {
     "ok": "решение запустилось",
     "syntax_error": "синтаксическая ошибка",
@@ -250,6 +262,8 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
     lines = [f"# Результаты проверки: {submission.name}", "", *head]
     if submission.internal_error:
         lines += ["", f"⚠️ {submission.internal_error}"]
+    if submission.notice:
+        lines += ["", f"⚠️ {submission.notice}"]
     for exercise in submission.exercises:
         public = [r for r in exercise.cases if r.case.visibility == "public"]
         hidden = [] if concealed else [r for r in exercise.cases if r.case.visibility == "hidden"]
@@ -274,8 +288,9 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
             continue
         else:
             lines.append(f"Пройдено: {counts}.")
-        failed_public = [r for r in public if not r.passed]
-        failed_hidden = [r for r in hidden if not r.passed]
+        not_run = [r for r in public + hidden if r.category == "not_run"]
+        failed_public = [r for r in public if not r.passed and r.category != "not_run"]
+        failed_hidden = [r for r in hidden if not r.passed and r.category != "not_run"]
         # Only public cases' reasons decide these summaries; hidden ones are passed or not.
         if public and all(r.category == "not_implemented" for r in public) and not any(
             r.passed for r in hidden
@@ -300,6 +315,13 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
             for result in failed_hidden:
                 hint = f" Подсказка: {result.case.hint}" if result.case.hint else ""
                 lines.append(f"- ❌ «{result.case.name}».{hint}")
+        if not_run:
+            why = not_run[0].detail.removeprefix("не запускался: ")
+            lines += ["", f"Не запускались ({why}), баллов за них нет:"]
+            lines += [f"- ⏭ «{result.case.name}»" for result in not_run]
+        lost = exercise.validation_discount("public" if concealed else None)
+        if lost:
+            lines += ["", VALIDATION_RULE.format(lost=_points(lost))]
     return shown("\n".join(lines) + "\n")
 
 

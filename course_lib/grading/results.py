@@ -86,18 +86,55 @@ class ExerciseResult:
         """Points of each case, in order (see `case_points`)."""
         return case_points(self.exercise, [result.case for result in self.cases])
 
+    def algorithm_fraction(self, visibility: str | None = None) -> float:
+        """The share of the algorithm points earned among one visibility's cases (all cases when
+        that visibility has no algorithm case, or with None): see `earned_points`."""
+        earned = possible = 0.0
+        for points, result in zip(self.case_points(), self.cases):
+            if result.case.group == "algorithm" and visibility in (None, result.case.visibility):
+                possible += points
+                earned += points if result.passed else 0.0
+        if not possible:
+            return self.algorithm_fraction() if visibility is not None else 1.0
+        return earned / possible
+
+    def earned_points(self) -> list[float]:
+        """Points each case earned. A passed algorithm case earns its points; a passed validation
+        case earns its points times the `algorithm_fraction` of its own visibility, so raising the
+        right exception counts only as far as the function also works (a stub that raises on every
+        input earns 0), and the public cases' points never depend on hidden outcomes."""
+        fractions = {v: self.algorithm_fraction(v) for v in {r.case.visibility for r in self.cases}}
+        earned = []
+        for points, result in zip(self.case_points(), self.cases):
+            if not result.passed:
+                earned.append(0.0)
+            elif result.case.group == "validation":
+                earned.append(round(points * fractions[result.case.visibility], 4))
+            else:
+                earned.append(points)
+        return earned
+
     @property
     def score(self) -> float:
-        points = self.case_points()
-        return round(sum(p for p, result in zip(points, self.cases) if result.passed), 4)
+        return round(sum(self.earned_points()), 4)
+
+    def validation_discount(self, visibility: str | None = None) -> float:
+        """Validation points lost to the rule above (0 when every algorithm case passed)."""
+        lost = 0.0
+        for points, got, result in zip(self.case_points(), self.earned_points(), self.cases):
+            if visibility not in (None, result.case.visibility):
+                continue
+            if result.passed and result.case.group == "validation":
+                lost += points - got
+        return round(lost, 4)
 
     def group_score(self, visibility: str) -> tuple[float, float]:
         """(points earned, points possible) over the cases of one visibility."""
         earned = possible = 0.0
-        for points, result in zip(self.case_points(), self.cases):
+        for points, got, result in zip(self.case_points(), self.earned_points(), self.cases):
             if result.case.visibility == visibility:
                 possible += points
-                earned += points if result.passed else 0.0
+                earned += got
         return round(earned, 4), round(possible, 4)
 
     @property
@@ -109,7 +146,9 @@ def case_points(exercise: Exercise, cases: list[Case]) -> list[float]:
     """Each case's points: the exercise's points split between the "algorithm" cases (a return
     value is expected) and the "validation" cases (an exception is expected) by the registry's
     share (70 / 30 by default), then within each group by the cases' `weight` (default 1). A group
-    with no cases gives its share to the other, so the points always add up to the exercise's."""
+    with no cases gives its share to the other. Each value has 4 decimals and they add up to the
+    exercise's points exactly (largest remainders get the last 0.0001s), so Gradescope's sum of
+    the tests' max_score is the exercise's points, not 120.0024."""
     groups = {"algorithm": 0.0, "validation": 0.0}
     for case in cases:
         groups[case.group] += case.weight
@@ -120,9 +159,23 @@ def case_points(exercise: Exercise, cases: list[Case]) -> list[float]:
         shares = {"algorithm": 1.0, "validation": 0.0}
     elif not groups["algorithm"]:
         shares = {"algorithm": 0.0, "validation": 1.0}
-    return [
+    exact = [
         exercise.points * shares[case.group] * case.weight / groups[case.group] for case in cases
     ]
+    return _apportion(exact, exercise.points)
+
+
+UNITS = 10_000  # points are kept to 4 decimals
+
+
+def _apportion(exact: list[float], total: float) -> list[float]:
+    """Round to 1/UNITS so that the sum is exactly `total` (largest remainder method)."""
+    target = round(total * UNITS)
+    floors = [int(value * UNITS + 1e-9) for value in exact]
+    order = sorted(range(len(exact)), key=lambda i: (-(exact[i] * UNITS - floors[i]), i))
+    for index in order[: max(0, target - sum(floors))]:
+        floors[index] += 1
+    return [units / UNITS for units in floors]
 
 
 @dataclass(frozen=True)

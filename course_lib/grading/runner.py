@@ -264,17 +264,22 @@ def run_exercise(
         start = 0
         for number, phase in enumerate(phases):
             failed_in_public = number == 0
-            indices = list(range(start, start + len(phase)))
+            # Cheap validation cases (an exception at once) first: a solution that times out on
+            # the algorithm still has them judged instead of "not run".
+            indices = sorted(range(start, start + len(phase)), key=lambda i: cases[i].group != "validation")
             start += len(phase)
             if not run.run_phase(indices):
                 break
     finally:
         run.close()
-    leftover = (
-        run.stopped
-        or run.import_failure
-        or Failure("not_run", "не запускался: слишком много таймаутов в этом упражнении")
-    )
+    # Cases that never ran are "not_run" (feedback lists them as «не запускались», without the
+    # hints of what they check); an import failure is every case's reason, as before.
+    if run.import_failure is not None:
+        leftover = run.import_failure
+    elif run.stopped is not None:
+        leftover = Failure("not_run", f"не запускался: {run.stopped.detail}")
+    else:
+        leftover = Failure("not_run", "не запускался: слишком много таймаутов в этом упражнении")
     results = [
         run.results.get(index) or CaseResult(case, False, leftover.category, leftover.detail)
         for index, case in enumerate(cases)
@@ -284,8 +289,8 @@ def run_exercise(
     stop = run.import_failure or run.stopped
     stop_in_public = stop is not None and failed_in_public
     public = results[: len(phases[0])] if phases else []
-    import_failure = run.import_failure if stop_in_public else None
-    status = status_of(results, run.import_failure)
+    import_failure = stop if stop_in_public else None
+    status = status_of(results, run.import_failure or run.stopped)
     shown_status = status_of(public, import_failure)
     message = stop.detail if stop_in_public else ""
     return ExerciseResult(exercise, status, results, message, shown_status, flags)

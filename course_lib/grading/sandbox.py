@@ -17,7 +17,12 @@ Tiers (chosen once per process by `detect_tier()`, or forced with `Limits.tier`)
   What it can read is decided by file permissions: the grader proves (selftest) that the course
   tree, the hidden cases, the output folder and the submissions are unreadable to that uid, and
   refuses to grade otherwise (on Gradescope `run_autograder` makes them root-only first). It can
-  still see world-readable system files, /proc (other processes' command lines) and a shared /tmp.
+  still see world-readable system files and /proc (other processes' command lines). /tmp and the
+  IPC namespace are shared, so no child may leave anything there for a later one: its umask is
+  077 and the seccomp filter denies widening a file's permissions (chmod family, umask, xattrs),
+  mknod, SysV IPC and POSIX message queues; where the kernel has Landlock, it can create or write
+  nothing outside its box; and once it is dead the grader removes every file its uid owns in the
+  world-writable folders (`remove_files_of`). Its uid is never reused.
 * ``basic`` (none of these works, e.g. an ordinary user without user namespaces): a private working directory,
   `python -I -S` and resource limits only. Nothing is hidden: the child can read whatever the
   grading user can read and signal that user's processes. `python -m course_lib grade` refuses this
@@ -66,7 +71,12 @@ What it does not stop, honestly:
 * during the hidden phase the child holds that exercise's hidden inputs in memory; it has no
   network and no persistent file system, no sibling of its submission runs at the same time, its
   output and the reasons its cases fail are never shown; which hidden cases pass is reported (one
-  bit per case, by design);
+  bit per case, by design). In the ``uid`` tier without Landlock, two children running at the same
+  time (`--jobs` > 1) could still see the names of each other's files in /tmp (never their
+  contents); `--jobs 1`, as on Gradescope, rules that out;
+* every process of the child dies with the grader (PR_SET_PDEATHSIG at every level, checked against
+  the expected parent so a grader that died first is noticed), and with a PID namespace the
+  namespace's init also holds a wall-clock limit the harness cannot reach;
 * two submissions graded at the same time by different workers could still signal each other
   through timing if their authors collude; `--jobs 1` rules that out;
 * the ``basic`` tier hides nothing, has no network isolation, cannot reap processes that call
@@ -128,7 +138,42 @@ class Limits:
             "file_size_bytes": self.file_size_bytes,
             "open_files": self.open_files,
             "processes": self.processes,
+            # A backstop the child cannot ignore: no child outlives its submission's wall clock.
+            "wall_seconds": int(self.submission_seconds + self.import_timeout + 30),
         }
+
+
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/shm", "/run/lock", "/var/lock", "/dev/mqueue")
+
+
+def remove_files_of(uid: int, places: tuple[str, ...] = SHARED_WRITABLE, depth: int = 4) -> int:
+    """Remove everything `uid` owns in the world-writable folders ("uid" tier: no private /tmp).
+
+    The child's uid is its own, so what it could create lies in a folder every user may write to:
+    these, or world-writable folders below them. Called once the child is dead; returns the count."""
+    removed = 0
+    for place in places:
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid == uid:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)  # fd-based: never follows links
+                else:
+                    try:
+                        os.unlink(entry.path)
+                    except OSError:
+                        continue
+                removed += 1
+            elif depth > 0 and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
+                removed += remove_files_of(uid, (entry.path,), depth - 1)
+    return removed
 
 
 class SandboxError(RuntimeError):
@@ -218,6 +263,7 @@ class ChildSession:
         full = dict(config)
         self._nonce = secrets.token_hex(16)  # frames without it were not written by the harness
         full["nonce"] = self._nonce
+        full["grader_pid"] = os.getpid()  # the child dies with this process (PR_SET_PDEATHSIG)
         full["modules"] = child_modules()
         full["tier"] = self.tier
         full["limits"] = limits.child_limits()
@@ -250,6 +296,7 @@ class ChildSession:
                     SANDBOX_UID_RANGE[1] - SANDBOX_UID_RANGE[0]
                 )
                 full["uid"] = full["gid"] = uid
+        self._uid = full.get("uid")
         self._result_r, result_w = os.pipe()
         self._out_r, out_w = os.pipe()
         self._buffer = bytearray()
@@ -470,6 +517,8 @@ class ChildSession:
             self._selector.close()
             self._close_fds()
             shutil.rmtree(self.workdir, ignore_errors=True)
+            if self.tier == "uid" and self.exit_code is not None:
+                remove_files_of(self._uid)  # no later child may see what this one left in /tmp
 
     def _close_fds(self) -> None:
         for fd in (self._result_r, self._out_r, getattr(self, "_pidfd", None)):

@@ -1,22 +1,40 @@
 """similarity.csv: submissions whose code for an exercise is nearly the same, per exercise.
 
-Each exercise file is reduced to a normalized syntax tree: docstrings, comments and formatting are
-gone, every local name (variables, arguments, functions, attributes are kept) becomes its order of
-first appearance (`v0`, `v1`, …), string constants become `S`, numbers keep their value. Two
-files are compared as sequences of node types with difflib (ratio in 0…1); a pair is reported when
-the ratio reaches the threshold (default 0.9) and both are more than a stub (at least
-`MIN_NODES` nodes and not the stub itself). Submissions are also compared with every function
-shown in the notebooks' code cells and in course_lib (the code students were given), since
-copying that is a hint, not proof. The report is a hint for a human: renamed-and-reordered code can
-slip under it, and short exercises legitimately converge.
+The method is MOSS's: winnowed fingerprints of normalized token k-grams, compared as sets, per file
+and per function. Each file is parsed and cleaned first: docstrings, annotations and `pass` go, and
+so does dead code that only exists to shift a copy away from its source (`if False:`/`while 0:`
+blocks, assignments to a name nothing reads, top-level helpers the exercise's entry never reaches).
+The syntax tree is then written out in order as tokens where every local name is `V`, every string
+is `S` and numbers keep their value (attribute names, builtins and keywords stay: they are the
+algorithm). Every k consecutive tokens hash to one value; of each window of W hashes the smallest
+is kept (winnowing), so any shared run of at least W + K - 1 tokens is sure to share a fingerprint,
+whatever was inserted, reordered or renamed around it.
+
+Two files score the share of the smaller one's fingerprints found in the other (containment: extra
+junk in the copy does not dilute it), and the same per function (each function of the smaller side
+matched with its best partner, weighted by size, so reordered functions match too); the pair's score
+is the larger of the two. Cost: linear in the files' size (one pass to tokens, one to fingerprints,
+set intersections); fingerprints shared by more than `COMMON_LIMIT` functions of a file are ignored
+for the per-function match, which bounds it however a file is padded.
+
+A pair is reported at the threshold (default 0.9) when both files are more than a stub (at least
+`MIN_NODES` tokens and not the stub itself). Submissions are also compared with every function shown
+in the notebooks' code cells and in course_lib (copying that is a hint, not proof). The report is a
+hint for a human: short exercises legitimately converge.
+
+Pure API (no I/O) for incremental use: `fingerprint(source, entry=None)`, `compare(a, b)`,
+`compare_sources(a, b)`, `pair_row(exercise, a_name, a, b_name, b, threshold)`.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import copy
 import csv
 import json
-from difflib import SequenceMatcher
+import zlib
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
@@ -24,69 +42,253 @@ from course_lib.grading.catalog import CourseLayout, Exercise
 from course_lib.grading.safetext import csv_cell
 
 THRESHOLD = 0.9
-MIN_NODES = 40
+MIN_NODES = 40  # tokens: below this a file or function is too small to judge
+K = 12  # tokens per k-gram
+WINDOW = 6  # winnowing window: any shared run of WINDOW + K - 1 tokens is found
+COMMON_LIMIT = 16  # a fingerprint in more functions than this is boilerplate for the per-function match
+_BUILTINS = frozenset(dir(builtins))
 
 
-class _Normalize(ast.NodeTransformer):
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
+@dataclass(frozen=True)
+class Fingerprint:
+    """One file, ready to compare: its fingerprints, and each function's (with its token count)."""
 
-    def _name(self, name: str) -> str:
-        return self.names.setdefault(name, f"v{len(self.names)}")
+    hashes: frozenset[int]
+    functions: tuple[tuple[frozenset[int], int], ...]
+    size: int  # normalized tokens
 
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        node.id = self._name(node.id)
+
+# --- cleaning: what only exists to shift a copy ---------------------------------------------------
+
+
+def _is_false(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and not test.value and not isinstance(test.value, str) or (
+        isinstance(test, ast.Constant) and test.value in ("", b"")
+    )
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+class _Clean(ast.NodeTransformer):
+    """Drop docstrings, annotations, `pass`, constant-false blocks and stores nothing reads."""
+
+    def __init__(self, loaded: set[str]) -> None:
+        self.loaded = loaded
+        self.removed_store = False
+
+    def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        kept = []
+        for index, statement in enumerate(body):
+            if index == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue  # a docstring (or a bare constant: no effect either way)
+            if isinstance(statement, ast.Pass):
+                continue
+            if isinstance(statement, (ast.If, ast.While)) and _is_false(statement.test):
+                kept.extend(statement.orelse if isinstance(statement, ast.If) else [])
+                continue
+            if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and self._dead(statement):
+                self.removed_store = True
+                continue
+            kept.append(statement)
+        return kept
+
+    def _dead(self, statement: ast.stmt) -> bool:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if not all(isinstance(target, ast.Name) for target in targets):
+            return False
+        value = statement.value
+        pure = value is None or isinstance(value, (ast.Constant, ast.Name))  # no call hides in it
+        return pure and not any(target.id in self.loaded for target in targets)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, self._body(value))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            node.decorator_list = [d for d in node.decorator_list if not isinstance(d, ast.Name) or d.id not in ("staticmethod", "classmethod")]
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        if isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(None)
         return node
 
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        node.arg = self._name(node.arg)
-        node.annotation = None
-        return node
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        node.name = self._name(node.name)
-        node.returns = None
-        _drop_docstring(node)
-        self.generic_visit(node)
-        return node
+def _reachable(tree: ast.Module, entry: str) -> ast.Module:
+    """Only what the exercise's entry can reach among the top-level functions and classes."""
+    defined = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    if entry not in defined:
+        return tree
+    seen, frontier = {entry}, [entry]
+    outside = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for name in _loaded_names(ast.Module(outside, [])) & set(defined):
+        if name not in seen:
+            seen.add(name)
+            frontier.append(name)
+    while frontier:
+        for name in _loaded_names(defined[frontier.pop()]) & set(defined):
+            if name not in seen:
+                seen.add(name)
+                frontier.append(name)
+    tree.body = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name in seen]
+    return tree
 
-    visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        node.name = self._name(node.name)
-        _drop_docstring(node)
-        self.generic_visit(node)
-        return node
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if isinstance(node.value, str):
-            node.value = "S"
-        return node
+def _clean(tree: ast.Module, entry: str | None) -> ast.Module:
+    for _ in range(3):  # removing one dead store can leave another
+        cleaner = _Clean(_loaded_names(tree))
+        tree = cleaner.visit(tree)
+        if not cleaner.removed_store:
+            break
+    return _reachable(tree, entry) if entry else tree
 
 
-def _drop_docstring(node: ast.AST) -> None:
-    body = getattr(node, "body", None)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(
-        body[0].value.value, str
-    ):
-        node.body = body[1:] or [ast.Pass()]
+# --- tokens and fingerprints ----------------------------------------------------------------------
+
+
+def _label(node: ast.AST) -> str:
+    label = type(node).__name__
+    if isinstance(node, ast.Name):
+        return label + (":" + node.id if node.id in _BUILTINS else ":V")
+    if isinstance(node, ast.Attribute):
+        return label + ":" + node.attr
+    if isinstance(node, ast.Constant):
+        return label + (":S" if isinstance(node.value, (str, bytes)) else ":" + repr(node.value)[:20])
+    if isinstance(node, (ast.BinOp, ast.BoolOp, ast.UnaryOp)):
+        return label + ":" + type(node.op).__name__
+    if isinstance(node, ast.Compare):
+        return label + ":" + ",".join(type(op).__name__ for op in node.ops)
+    return label
+
+
+def _preorder(node: ast.AST, out: list[str]) -> None:
+    """Tokens in source order (depth first), without recursion limits on deep padding."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)):
+            continue
+        out.append(_label(current))
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
 
 
 def tokens(tree: ast.AST) -> tuple[str, ...]:
-    """The normalized tree as a sequence of node types (and names/constants where they matter)."""
-    tree = _Normalize().visit(tree)
-    _drop_docstring(tree)
-    out = []
+    """The normalized tree (cleaned, names and strings abstracted) as a token sequence."""
+    if isinstance(tree, ast.Module):
+        tree = _clean(tree, None)
+    out: list[str] = []
+    _preorder(tree, out)
+    return tuple(out[1:] if isinstance(tree, ast.Module) else out)
+
+
+def _winnow(labels: list[str]) -> frozenset[int]:
+    codes = [zlib.crc32(label.encode("utf-8", "surrogatepass")) for label in labels]
+    if len(codes) < K:
+        return frozenset()
+    grams = [zlib.crc32(b"".join(code.to_bytes(4, "little") for code in codes[i : i + K])) for i in range(len(codes) - K + 1)]
+    if len(grams) <= WINDOW:
+        return frozenset({min(grams)})
+    kept = set()
+    for start in range(len(grams) - WINDOW + 1):
+        kept.add(min(grams[start : start + WINDOW]))
+    return frozenset(kept)
+
+
+def fingerprint(source: str | None, entry: str | None = None) -> Fingerprint | None:
+    """One file's fingerprints; None when empty, unparsable or too small to judge."""
+    if not source:
+        return None
+    try:
+        return _fingerprint_tree(ast.parse(source), entry)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _fingerprint_tree(tree: ast.Module, entry: str | None) -> Fingerprint | None:
+    tree = _clean(tree, entry)
+    labels: list[str] = []
+    _preorder(tree, labels)
+    labels = labels[1:]
+    if len(labels) < MIN_NODES:
+        return None
+    functions = []
     for node in ast.walk(tree):
-        label = type(node).__name__
-        if isinstance(node, ast.Name):
-            label += ":" + node.id
-        elif isinstance(node, ast.Attribute):
-            label += ":" + node.attr
-        elif isinstance(node, ast.Constant):
-            label += ":" + repr(node.value)[:20]
-        out.append(label)
-    return tuple(out)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            own: list[str] = []
+            _preorder(node, own)
+            if len(own) >= MIN_NODES:
+                functions.append((_winnow(own), len(own)))
+    return Fingerprint(_winnow(labels), tuple(functions), len(labels))
+
+
+def _containment(a: frozenset[int], b: frozenset[int]) -> float:
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return len(small & large) / len(small)
+
+
+def _per_function(a: Fingerprint, b: Fingerprint) -> float:
+    """Each function of the side with fewer tokens in functions, matched with its best partner."""
+    if not a.functions or not b.functions:
+        return 0.0
+    small, large = (a, b) if sum(n for _, n in a.functions) <= sum(n for _, n in b.functions) else (b, a)
+    index: dict[int, list[int]] = {}
+    for number, (hashes, _) in enumerate(large.functions):
+        for value in hashes:
+            index.setdefault(value, []).append(number)
+    matched = total = 0.0
+    for hashes, size in small.functions:
+        counts: dict[int, int] = {}
+        for value in hashes:
+            owners = index.get(value, ())
+            if len(owners) <= COMMON_LIMIT:
+                for owner in owners:
+                    counts[owner] = counts.get(owner, 0) + 1
+        best = max((count / len(hashes) for count in counts.values()), default=0.0) if hashes else 0.0
+        matched += best * size
+        total += size
+    return matched / total if total else 0.0
+
+
+def compare(a: Fingerprint, b: Fingerprint) -> float:
+    """Similarity 0…1: the larger of whole-file and per-function containment."""
+    if a.hashes == b.hashes:
+        return 1.0
+    whole = _containment(a.hashes, b.hashes)
+    return whole if whole == 1.0 else max(whole, _per_function(a, b))
+
+
+def compare_sources(a_source: str | None, b_source: str | None, entry: str | None = None) -> float:
+    a, b = fingerprint(a_source, entry), fingerprint(b_source, entry)
+    return 0.0 if a is None or b is None else compare(a, b)
+
+
+def pair_row(
+    exercise_name: str, a_name: str, a: Fingerprint, b_name: str, b: Fingerprint, threshold: float = THRESHOLD
+) -> list[str] | None:
+    """The similarity.csv row for a flagged pair of submissions, else None."""
+    score = compare(a, b)
+    return [exercise_name, "submissions", a_name, b_name, f"{score:.3f}"] if score >= threshold else None
+
+
+# --- the batch report -----------------------------------------------------------------------------
 
 
 def source_tokens(source: str | None) -> tuple[str, ...] | None:
@@ -98,32 +300,9 @@ def source_tokens(source: str | None) -> tuple[str, ...] | None:
         return None
 
 
-def entry_tokens(source: str | None, entry: str) -> tuple[str, ...] | None:
-    """The tokens of the exercise's own function or class (compared with course code)."""
-    if not source:
-        return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == entry:
-            return tokens(ast.Module([node], []))
-    return None
-
-
-def _ratio(a: tuple[str, ...], b: tuple[str, ...]) -> float:
-    if not a or not b or min(len(a), len(b)) / max(len(a), len(b)) < THRESHOLD - 0.05:
-        return 0.0
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.real_quick_ratio() < THRESHOLD or matcher.quick_ratio() < THRESHOLD:
-        return 0.0
-    return matcher.ratio()
-
-
-def course_functions(layout: CourseLayout) -> list[tuple[str, tuple[str, ...]]]:
-    """Every function or class shown to students: notebooks' code cells and course_lib."""
-    found: list[tuple[str, tuple[str, ...]]] = []
+def course_functions(layout: CourseLayout) -> list[tuple[str, Fingerprint]]:
+    """Every function shown to students (notebooks' code cells and course_lib), fingerprinted."""
+    found: list[tuple[str, Fingerprint]] = []
 
     def add(origin: str, source: str) -> None:
         try:
@@ -131,8 +310,13 @@ def course_functions(layout: CourseLayout) -> list[tuple[str, tuple[str, ...]]]:
         except (SyntaxError, ValueError):
             return
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                found.append((f"{origin}:{node.name}", tokens(ast.Module([node], []))))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                try:
+                    printed = _fingerprint_tree(ast.Module([copy.deepcopy(node)], []), None)
+                except (ValueError, RecursionError):
+                    printed = None
+                if printed is not None:
+                    found.append((f"{origin}:{node.name}", printed))
 
     for path in sorted((layout.root / "notebooks").glob("*.ipynb")):
         try:
@@ -149,7 +333,22 @@ def course_functions(layout: CourseLayout) -> list[tuple[str, tuple[str, ...]]]:
         if "grading" in path.parts:
             continue
         add(str(path.relative_to(layout.root)), path.read_text(encoding="utf-8", errors="replace"))
-    return [(origin, toks) for origin, toks in found if len(toks) >= MIN_NODES]
+    return found
+
+
+def _entry_fingerprint(source: str | None, entry: str) -> Fingerprint | None:
+    """The exercise's own function (or class), compared with course code."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == entry:
+            try:
+                return _fingerprint_tree(ast.Module([node], []), None)
+            except (ValueError, RecursionError):
+                return None
+    return None
 
 
 def similarity_rows(
@@ -159,28 +358,52 @@ def similarity_rows(
     threshold: float = THRESHOLD,
 ) -> list[list[str]]:
     shown = course_functions(layout)
+    index = _course_index(shown)
     rows = []
     for exercise in exercises:
         stub = layout.exercises_dir / f"{exercise.name}.py"
-        stub_tokens = source_tokens(stub.read_text(encoding="utf-8")) if stub.is_file() else None
+        stub_print = fingerprint(stub.read_text(encoding="utf-8"), exercise.entry) if stub.is_file() else None
         prepared = []
-        entries = {}
         for submission, by_exercise in sources.items():
-            toks = source_tokens(by_exercise.get(exercise.name))
-            if toks is None or len(toks) < MIN_NODES or toks == stub_tokens:
+            printed = fingerprint(by_exercise.get(exercise.name), exercise.entry)
+            if printed is None or (stub_print is not None and printed.hashes == stub_print.hashes):
                 continue
-            prepared.append((submission, toks))
-            entries[submission] = entry_tokens(by_exercise.get(exercise.name), exercise.entry) or toks
-        for (a, ta), (b, tb) in combinations(prepared, 2):
-            ratio = 1.0 if ta == tb else _ratio(ta, tb)
-            if ratio >= threshold:
-                rows.append([exercise.name, "submissions", a, b, f"{ratio:.3f}"])
-        for submission, _ in prepared:
-            for origin, course in shown:
-                ratio = _ratio(entries[submission], course)
-                if ratio >= threshold:
-                    rows.append([exercise.name, "course_code", submission, origin, f"{ratio:.3f}"])
+            prepared.append((submission, printed, by_exercise.get(exercise.name)))
+        for (a, pa, _), (b, pb, _) in combinations(prepared, 2):
+            row = pair_row(exercise.name, a, pa, b, pb, threshold)
+            if row:
+                rows.append(row)
+        for submission, printed, source in prepared:
+            own = _entry_fingerprint(source, exercise.entry) or printed
+            for origin, score in _course_matches(own, shown, index, threshold):
+                rows.append([exercise.name, "course_code", submission, origin, f"{score:.3f}"])
     return rows
+
+
+def _course_index(shown: list[tuple[str, Fingerprint]]) -> dict[int, list[int]]:
+    index: dict[int, list[int]] = {}
+    for number, (_, printed) in enumerate(shown):
+        for value in printed.hashes:
+            index.setdefault(value, []).append(number)
+    return index
+
+
+def _course_matches(
+    own: Fingerprint, shown: list[tuple[str, Fingerprint]], index: dict[int, list[int]], threshold: float
+) -> list[tuple[str, float]]:
+    """Course functions sharing at least `threshold` of the smaller side's fingerprints, found
+    through an inverted index (one pass over the submission's fingerprints, not one per function)."""
+    counts: dict[int, int] = {}
+    for value in own.hashes:
+        for number in index.get(value, ()):
+            counts[number] = counts.get(number, 0) + 1
+    found = []
+    for number, count in counts.items():
+        origin, course = shown[number]
+        score = count / max(1, min(len(own.hashes), len(course.hashes)))
+        if score >= threshold:
+            found.append((origin, score))
+    return found
 
 
 def write_similarity(path: Path, rows: list[list[str]]) -> None:

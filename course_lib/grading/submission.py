@@ -14,16 +14,27 @@ folder on the way to a file is opened without following symlinks.
 Zips are never extracted: the wanted members are read in memory, each bounded. Refused: a zip
 larger than 50 MB or with more than 10 000 entries, members with absolute or `..` names (ignored),
 symlink members, members over 512 KB, a compression ratio over 200 (a zip bomb), encrypted members.
+
+Hand-ins as they arrive:
+* Moodle's "download submissions in folders" (`Имя Фамилия_1234567_assignsubmission_file_/
+  handin.zip`): a folder with no exercise file but a zip is graded as that zip, opened exactly like
+  a top-level one (read into memory within the 50 MB limit, the same member checks). Several
+  different zips are "ambiguous"; byte-identical copies are one.
+* Two byte-identical copies of one exercise file are one file, not "ambiguous".
+* A notebook (`*.ipynb`) with no exercise file at all: notebooks are not graded; `notice` says so
+  once (feedback, grades.csv) and each exercise's message names the notebook.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from course_lib.grading.archive import read_member
 from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise
 from course_lib.grading.results import Failure
 
@@ -81,6 +92,9 @@ class Submission:
     _places: dict[str, list[str]] = field(default_factory=dict)  # "x.py" -> relative paths
     _zip: zipfile.ZipFile | None = None
     _members: dict[str, list[zipfile.ZipInfo]] = field(default_factory=dict)
+    _zips: list[str] = field(default_factory=list)  # zips found in a folder (relative paths)
+    _notebooks: list[str] = field(default_factory=list)  # *.ipynb found (relative paths)
+    notice: str = ""  # about the hand-in as a whole, for feedback and grades.csv
 
     @classmethod
     def open(cls, path: Path, layout: CourseLayout | None = None) -> Submission:
@@ -99,7 +113,75 @@ class Submission:
         files = frozenset() if layout is None or inside_course else _course_inodes(layout)
         submission = cls(path, None, files, fd)
         submission._index_folder()
+        if submission.problem is None and not submission._places and submission._zips:
+            nested = submission._open_nested_zip()
+            if nested is not None:
+                return nested
+        submission._note_notebooks()
         return submission
+
+    def _open_nested_zip(self) -> Submission | None:
+        """The one zip of a Moodle folder, opened like a top-level zip (this folder is closed)."""
+        contents: dict[bytes, str] = {}
+        for place in self._zips:
+            data, failure = self._read_bytes(place, MAX_ZIP_BYTES, "архив работы больше 50 МБ")
+            if failure is not None:
+                self.close()
+                return Submission(self.path, Failure(failure.category, f"{place}: {failure.detail}"))
+            contents.setdefault(data, place)
+        self.close()
+        if len(contents) > 1:
+            listed = ", ".join(sorted(contents.values())[:5])
+            why = f"в работе несколько разных архивов ({listed}): оставьте один"
+            return Submission(self.path, Failure("ambiguous", why))
+        data, place = next(iter(contents.items()))
+        nested = Submission._from_zip_handle(self.path, io.BytesIO(data))
+        if nested.problem is not None:
+            nested.problem = Failure(nested.problem.category, f"{place}: {nested.problem.detail}")
+        return nested
+
+    def _read_bytes(self, place: str, limit: int, too_large: str) -> tuple[bytes | None, Failure | None]:
+        """A regular file below the folder, every directory opened without following symlinks."""
+        parts = PurePosixPath(place).parts
+        fd = self._fd
+        opened = []
+        try:
+            for part in parts[:-1]:
+                fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                opened.append(fd)
+            file_fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+            opened.append(file_fd)
+            info = os.fstat(file_fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None, Failure("missing", "не обычный файл")
+            if (info.st_dev, info.st_ino) in self.course_files:
+                return None, Failure("missing", "жёсткая ссылка на файл курса")
+            if info.st_size > limit:
+                return None, Failure("crash", too_large)
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = os.read(file_fd, min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > limit:
+                return None, Failure("crash", too_large)
+            return b"".join(chunks), None
+        except OSError as error:
+            return None, Failure("missing", f"не читается: {error.strerror}")
+        finally:
+            for handle in opened:
+                os.close(handle)
+
+    def _note_notebooks(self) -> None:
+        if self.problem is None and self._notebooks and not (self._places or self._members):
+            listed = ", ".join(sorted(self._notebooks)[:3])
+            self.notice = (
+                f"В работе есть ноутбук ({listed}), но нет ни одного файла упражнения .py — "
+                "ноутбуки не проверяются. Сдайте файлы exercises/*.py: python -m course_lib handin "
+                "соберёт их в handin.zip"
+            )
 
     def _index_folder(self) -> None:
         wanted = {f"{exercise.name}.py" for exercise in EXERCISES}
@@ -114,6 +196,10 @@ class Submission:
             for name in files:
                 if name in wanted:
                     self._places.setdefault(name, []).append((relative / name).as_posix())
+                elif not is_ignored(name) and name.lower().endswith(".zip"):
+                    self._zips.append((relative / name).as_posix())
+                elif not is_ignored(name) and name.lower().endswith(".ipynb"):
+                    self._notebooks.append((relative / name).as_posix())
 
     @classmethod
     def _open_zip(cls, path: Path) -> Submission:
@@ -123,9 +209,19 @@ class Submission:
             return cls(path, Failure("missing", f"архив работы не читается: {error.strerror}"))
         handle = os.fdopen(fd, "rb")
         try:
-            if os.fstat(handle.fileno()).st_size > MAX_ZIP_BYTES:
-                handle.close()
-                return cls(path, Failure("crash", "архив работы больше 50 МБ"))
+            too_large = os.fstat(handle.fileno()).st_size > MAX_ZIP_BYTES
+        except OSError as error:
+            handle.close()
+            return cls(path, Failure("missing", f"архив работы не читается: {error.strerror}"))
+        if too_large:
+            handle.close()
+            return cls(path, Failure("crash", "архив работы больше 50 МБ"))
+        return cls._from_zip_handle(path, handle)
+
+    @classmethod
+    def _from_zip_handle(cls, path: Path, handle) -> Submission:
+        """A zip from an open binary file (a top-level zip, or a Moodle folder's zip in memory)."""
+        try:
             archive = zipfile.ZipFile(handle)
             infos = archive.infolist()
         except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as error:
@@ -136,6 +232,7 @@ class Submission:
             return cls(path, Failure("crash", f"в архиве больше {MAX_ENTRIES} файлов"))
         wanted = {f"{exercise.name}.py" for exercise in EXERCISES}
         members: dict[str, list[zipfile.ZipInfo]] = {}
+        notebooks: list[str] = []
         for info in infos:
             name = info.filename.replace("\\", "/")
             parts = PurePosixPath(name).parts
@@ -150,7 +247,12 @@ class Submission:
                 continue
             if parts[-1] in wanted:
                 members.setdefault(parts[-1], []).append(info)
-        return cls(path, None, frozenset(), None, {}, archive, members)
+            elif parts[-1].lower().endswith(".ipynb"):
+                notebooks.append(name)
+        submission = cls(path, None, frozenset(), None, {}, archive, members)
+        submission._notebooks = notebooks
+        submission._note_notebooks()
+        return submission
 
     def read(self, exercise: Exercise) -> SourceFile:
         if self.problem is not None:
@@ -160,9 +262,22 @@ class Submission:
             return self._read_member(name)
         places = self._places.get(name, [])
         if len(places) > 1:
+            found = [self._read_place(exercise, place) for place in places]
+            if all(f.source is not None for f in found) and len({f.source for f in found}) == 1:
+                return found[0]  # byte-identical copies (after BOM/CRLF): one file
             return SourceFile(None, _ambiguous(name, places))
         if not places:
-            return SourceFile(None, Failure("missing", f"нет файла {name}"))
+            return SourceFile(None, self._missing(name))
+        return self._read_place(exercise, places[0])
+
+    def _missing(self, name: str) -> Failure:
+        if self._notebooks:
+            return Failure("missing", f"нет файла {name}: сдан ноутбук, а проверяются файлы .py")
+        return Failure("missing", f"нет файла {name}")
+
+    def _read_place(self, exercise: Exercise, place: str) -> SourceFile:
+        name = f"{exercise.name}.py"
+        places = [place]
         parts = PurePosixPath(places[0]).parts[:-1]
         fd = self._fd
         opened = []
@@ -183,10 +298,17 @@ class Submission:
     def _read_member(self, name: str) -> SourceFile:
         infos = self._members.get(name, [])
         if len(infos) > 1:
+            found = [self._read_one_member(name, info) for info in infos]
+            if all(f.source is not None for f in found) and len({f.source for f in found}) == 1:
+                return found[0]  # byte-identical copies (after BOM/CRLF): one file
             return SourceFile(None, _ambiguous(name, [info.filename for info in infos]))
         if not infos:
+            if self._notebooks:
+                return SourceFile(None, self._missing(name))
             return SourceFile(None, Failure("missing", f"нет файла {name} в архиве"))
-        info = infos[0]
+        return self._read_one_member(name, infos[0])
+
+    def _read_one_member(self, name: str, info: zipfile.ZipInfo) -> SourceFile:
         if stat.S_ISLNK(info.external_attr >> 16):
             return SourceFile(None, Failure("missing", f"{name} в архиве — символическая ссылка"))
         if info.flag_bits & 0x1:
@@ -195,13 +317,9 @@ class Submission:
             return SourceFile(None, Failure("crash", f"файл {name} больше 512 КБ"))
         if info.file_size > 4096 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
             return SourceFile(None, Failure("crash", f"{name}: подозрительно сильное сжатие (zip-бомба)"))
-        try:
-            with self._zip.open(info) as member:
-                data = member.read(MAX_SOURCE_BYTES + 1)
-        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError) as error:
-            return SourceFile(None, Failure("missing", f"{name} в архиве не читается: {type(error).__name__}"))
-        if len(data) > MAX_SOURCE_BYTES:
-            return SourceFile(None, Failure("crash", f"файл {name} больше 512 КБ"))
+        data, failure = read_member(self._zip, info, name, MAX_SOURCE_BYTES)  # bounded, never raises
+        if failure is not None:
+            return SourceFile(None, failure)
         source, failure = decode_source(data, name)
         return SourceFile(source, failure)
 

@@ -39,3 +39,15 @@ class LLMInstructionRoleError(LLMBadRequestError):
 
 class LLMStreamInterruptedError(LLMConnectionError):
     """A streamed reply broke off before its end; the text received so far is unfinished."""
+
+
+class LLMContextOverflowError(LLMBadRequestError):
+    """The request (input + reply limit) does not fit the model's context window on the server."""
+
+    def __init__(self, message: str, context_size: int | None = None) -> None:
+        super().__init__(message)
+        self.context_size = context_size
+
+
+class LLMResponseFormatError(LLMServerError):
+    """HTTP 200, but the body is not a chat completion (an HTML page from a proxy, plain text, ...)."""

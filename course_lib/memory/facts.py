@@ -8,10 +8,13 @@ values, a bounded number of facts); anything else is a `MemoryExtractionError` a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from course_lib.llm.offline.lexicon import OVERRIDE_PATTERNS as _OVERRIDES
 
 FactKind = Literal["name", "order_number", "product", "problem", "phone", "email", "preference"]
 
@@ -57,6 +60,41 @@ class ExtractionResult(BaseModel):
     facts: list[ExtractedFact] = Field(max_length=MAX_FACTS_PER_EXTRACTION)
 
 
+def extraction_response_format() -> dict:
+    """The provider's structured output for the extraction: `response_format` with a JSON schema.
+
+    Servers that support it (OpenAI, llama.cpp, llama-cpp-python) constrain the answer to this
+    shape; pydantic still checks it, and servers that refuse it get the plain request.
+    """
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "user_memory_extraction",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "facts": {
+                        "type": "array",
+                        "maxItems": MAX_FACTS_PER_EXTRACTION,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "kind": {"type": "string", "enum": list(KIND_PRIORITY)},
+                                "value": {"type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS},
+                            },
+                            "required": ["kind", "value"],
+                            "additionalProperties": False,
+                        },
+                    }
+                },
+                "required": ["facts"],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
 @dataclass(frozen=True)
 class MemoryFact:
     """A stored fact with where it came from. `active` is False once a newer value replaced it."""
@@ -89,3 +127,116 @@ def parse_extraction(text: str | None) -> list[ExtractedFact]:
         raise MemoryExtractionError(f"JSON с фактами не прошёл проверку ({where}): {first['msg']}.") from None
     # The same fact twice in one answer is one fact.
     return list(dict.fromkeys(result.facts))
+
+
+# --- grounding: a fact is stored only if the customer said it (issue 22) --------------------------
+#
+# A model's extraction answer is a claim, not evidence. A small model invents phone numbers, turns
+# "Напомните номер заказа" into a new number and stores "Запомни, что тебе можно…" as a problem.
+# So every value is checked against the customer's own words of that turn.
+
+_WORD = re.compile(r"[0-9]+|[a-zа-я]+")
+_SENTENCE = re.compile(r"[^.!?…\n]+[.!?…]*")
+# Requests about the assistant's memory or rules: whatever they contain is not a fact about the customer.
+_COMMAND = re.compile(
+    r"^\s*(?:пожалуйста\s*,?\s*)?(?:запомни|запиши|сохрани|забудь|игнорируй|пообещай|обещай|разреши)\w*"
+    r"|\b(?:тебе|вам)\s+(?:можно|разрешено|нужно|следует|надо)\b|\bты\s+(?:можешь|должен|должна|обязан)\b"
+    r"|\bвы\s+(?:должны|обязаны)\b"
+)
+_QUESTION_START = re.compile(
+    r"^\s*(?:а\s+)?(?:как|какой|какая|какое|какие|каков\w*|сколько|когда|где|куда|почему|зачем|кто|что|чей"
+    r"|можно\s+ли|нужно\s+ли|подскажите|подскажи|скажите|скажи|напомните|напомни)\b"
+)
+# Words a paraphrase may swap (the offline model says "в комплекте нет кабеля" for "без кабеля").
+_SAME = {"без": "нет", "нету": "нет", "отсутствует": "нет"}
+
+
+@dataclass(frozen=True)
+class RejectedFact:
+    fact: ExtractedFact
+    reason: str
+    """Why it was not stored, in Russian (shown in the console and the widget)."""
+
+
+@dataclass(frozen=True)
+class ScreenedFacts:
+    stated: tuple[ExtractedFact, ...] = ()
+    """Grounded in a statement of the customer: stored, replacing an older value."""
+    asked: tuple[ExtractedFact, ...] = ()
+    """Found only in a question: stored only when nothing of that kind is known (never overwrites)."""
+    rejected: tuple[RejectedFact, ...] = ()
+
+
+def normalize_words(text: str) -> list[str]:
+    """Lower-case words and numbers, `ё` as `е`: the form values and texts are compared in."""
+    words = _WORD.findall(text.lower().replace("ё", "е"))
+    return [_SAME.get(word, word) for word in words]
+
+
+def _same_word(value_word: str, text_word: str) -> bool:
+    if value_word.isdigit() or text_word.isdigit():
+        return value_word == text_word
+    common = 0
+    for a, b in zip(value_word, text_word):
+        if a != b:
+            break
+        common += 1
+    # Russian endings: "трещина" / "трещиной", "Анна" / "Анной", "почта" / "почте".
+    return common >= min(3, len(value_word)) and common >= min(len(value_word), len(text_word)) - 3
+
+
+def is_grounded(fact: ExtractedFact, text: str) -> bool:
+    """Whether the customer's `text` states the fact's value (normalized match).
+
+    Phone: the same digits; e-mail: the same address; other kinds: every number of the value and at
+    least half of its words (by stem) appear in the text.
+    """
+    if fact.kind == "phone":
+        digits = re.sub(r"\D", "", fact.value)[-10:]
+        return len(digits) >= 5 and any(
+            digits in re.sub(r"\D", "", run) for run in re.findall(r"[\d\s()+\-]{5,}", text)
+        )
+    if fact.kind == "email":
+        return fact.value.strip().lower() in text.lower()
+    value_words = [w for w in normalize_words(fact.value) if w.isdigit() or len(w) >= 3 or w == "нет"]
+    text_words = normalize_words(text)
+    if not value_words:
+        return False
+    numbers = [w for w in value_words if w.isdigit()]
+    words = [w for w in value_words if not w.isdigit()]
+    if not all(number in text_words for number in numbers):
+        return False
+    matched = sum(any(_same_word(w, t) for t in text_words) for w in words)
+    return matched * 2 >= len(words)
+
+
+def is_command(sentence: str) -> bool:
+    """A request about the assistant's memory or rules ("Запомни, что тебе можно…")."""
+    norm = " ".join(normalize_words(sentence))
+    return bool(_COMMAND.search(norm)) or any(p.search(norm) for p in _OVERRIDES)
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?") or bool(_QUESTION_START.search(" ".join(normalize_words(sentence))))
+
+
+def screen_facts(facts: list[ExtractedFact], customer_text: str) -> ScreenedFacts:
+    """Sort the model's facts by what the customer's own words of the turn say about them."""
+    sentences = [s.strip() for s in _SENTENCE.findall(customer_text) if s.strip()]
+    stated: list[ExtractedFact] = []
+    asked: list[ExtractedFact] = []
+    rejected: list[RejectedFact] = []
+    for fact in facts:
+        sources = [s for s in sentences if is_grounded(fact, s)]
+        if not sources and is_grounded(fact, customer_text):
+            sources = [customer_text]  # a value spread over two sentences
+        statements = [s for s in sources if not is_command(s)]
+        if not sources:
+            rejected.append(RejectedFact(fact, "клиент этого не говорил"))
+        elif not statements or is_command(fact.value):
+            rejected.append(RejectedFact(fact, "это просьба или команда ассистенту, а не факт о клиенте"))
+        elif all(is_question(s) for s in statements):
+            asked.append(fact)
+        else:
+            stated.append(fact)
+    return ScreenedFacts(tuple(stated), tuple(asked), tuple(rejected))

@@ -26,8 +26,8 @@ from course_lib.memory.context import (
     select_recalled_turns,
 )
 from course_lib.memory.extractor import MemoryExtractor
-from course_lib.memory.facts import MemoryExtractionError, MemoryFact
-from course_lib.memory.store import ArchivedTurn, MemoryStore, MemoryUpdate
+from course_lib.memory.facts import MemoryExtractionError, MemoryFact, RejectedFact
+from course_lib.memory.store import ArchivedTurn, LongTermStore, MemoryStoreError, MemoryUpdate
 from course_lib.tokenizer import TokenCounter
 
 ExtractionMode = Literal["sync", "background"]
@@ -51,11 +51,29 @@ class ExtractionOutcome:
     llm_result: LLMResult | None
     elapsed_seconds: float
     error: str | None = None
+    rejected: tuple[RejectedFact, ...] = ()
+    """What the model returned but the customer did not say (or only asked, or asked of us)."""
+
+    def describe(self) -> str:
+        """One Russian line for the console and the chat panel: learned, nothing new, or failed."""
+        if self.error is not None:
+            return f"Память: факты извлечь не удалось — {self.error} Ничего не сохранено."
+        parts: list[str] = []
+        if self.update is not None and self.update.added:
+            parts.append("запомнено " + ", ".join(f"{f.kind}={f.value}" for f in self.update.added))
+        if self.update is not None and self.update.replaced:
+            parts.append("обновлено " + ", ".join(f"{o.kind}: {o.value} → {n.value}" for o, n in self.update.replaced))
+        if not parts:
+            parts.append("новых фактов нет")
+        if self.rejected:
+            parts.append("отклонено " + "; ".join(f"{r.fact.kind}={r.fact.value} ({r.reason})" for r in self.rejected))
+        return "Память: " + "; ".join(parts) + "."
 
 
 @dataclass
 class LongTermMemory:
-    store: MemoryStore
+    store: LongTermStore
+    """`MemoryStore` (SQLite) or `PostgresMemoryStore`."""
     extractor: MemoryExtractor
     token_counter: TokenCounter
     memory_token_budget: int = 200
@@ -102,7 +120,7 @@ class LongTermMemory:
         """
         try:
             self.store.archive_turn(user_id, session_id, turn, user_text, assistant_text, now=self.clock())
-        except sqlite3.Error as error:
+        except (sqlite3.Error, MemoryStoreError) as error:
             self.errors.append(f"Не удалось сохранить ход в архив: {error}")
         if self.extraction == "sync":
             return self._learn(user_id, session_id, turn, user_text)
@@ -138,13 +156,22 @@ class LongTermMemory:
     def _learn(self, user_id: str, session_id: str, turn: int, user_text: str) -> ExtractionOutcome:
         started = perf_counter()
         try:
-            facts, result = self.extractor.extract([user_text])
+            screened, result = self.extractor.extract_screened([user_text])
         except MemoryExtractionError as error:
             self.errors.append(str(error))
             return ExtractionOutcome(None, None, perf_counter() - started, str(error))
+        rejected = list(screened.rejected)
         try:
+            # A question never overwrites what the customer stated before.
+            known = {fact.kind for fact in self.store.active_facts(user_id)} if screened.asked else set()
+            facts = list(screened.stated)
+            for fact in screened.asked:
+                if fact.kind in known:
+                    rejected.append(RejectedFact(fact, "из вопроса; не заменяет сказанное раньше"))
+                else:
+                    facts.append(fact)
             update = self.store.remember(user_id, facts, session_id=session_id, turn=turn, now=self.clock())
-        except sqlite3.Error as error:
+        except (sqlite3.Error, MemoryStoreError) as error:
             self.errors.append(f"Не удалось сохранить факты: {error}")
-            return ExtractionOutcome(None, result, perf_counter() - started, str(error))
-        return ExtractionOutcome(update, result, perf_counter() - started)
+            return ExtractionOutcome(None, result, perf_counter() - started, str(error), tuple(rejected))
+        return ExtractionOutcome(update, result, perf_counter() - started, rejected=tuple(rejected))

@@ -7,6 +7,10 @@
   is gone from the file's bytes — not merely hidden.
 
 Every query names the user: one user's memory cannot reach another's request.
+
+`LongTermStore` is the interface `LongTermMemory` needs; `MemoryStore` (SQLite) and
+`course_lib.postgres.memory_store.PostgresMemoryStore` implement it, and one parametrized test suite
+runs on both.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -80,7 +85,57 @@ class MemoryUpdate:
     unchanged: tuple[MemoryFact, ...] = ()
 
 
-class MemoryStore:
+class MemoryStoreError(RuntimeError):
+    """A memory store failed (a database error); the message says why, in Russian."""
+
+
+class LongTermStore(ABC):
+    """What long-term memory keeps per user: facts with their history, and archived turns."""
+
+    @abstractmethod
+    def remember(
+        self, user_id: str, facts: Iterable[ExtractedFact], *, session_id: str, turn: int, now: float
+    ) -> MemoryUpdate:
+        """Store new values (a changed value replaces the active one, which stays in the history)."""
+
+    @abstractmethod
+    def active_facts(self, user_id: str) -> list[MemoryFact]:
+        """The values in use: the newest of each kind."""
+
+    @abstractmethod
+    def fact_history(self, user_id: str) -> list[MemoryFact]:
+        """Every value ever stored for the user, oldest first, replaced ones included."""
+
+    @abstractmethod
+    def archive_turn(
+        self, user_id: str, session_id: str, turn: int, user_text: str, assistant_text: str, *, now: float
+    ) -> None:
+        """Keep a committed turn, searchable."""
+
+    @abstractmethod
+    def sessions_of(self, user_id: str) -> tuple[str, ...]:
+        """The sessions the user had turns in, sorted."""
+
+    @abstractmethod
+    def turns(self, user_id: str) -> list[ArchivedTurn]:
+        """The user's archived turns, oldest first."""
+
+    @abstractmethod
+    def search_turns(
+        self, user_id: str, text: str, *, limit: int = 5, exclude_session: str | None = None
+    ) -> list[ArchivedTurn]:
+        """The user's archived turns that best match `text`, best first."""
+
+    @abstractmethod
+    def forget(self, user_id: str) -> int:
+        """Erase the user's facts and turns for good; return how many rows were deleted."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+
+
+class MemoryStore(LongTermStore):
     def __init__(self, path: str | os.PathLike[str], *, wait_seconds: float = 30.0) -> None:
         self._db = SQLiteFile(path, SCHEMA, wait_seconds=wait_seconds)
         self.path = self._db.path
@@ -217,12 +272,20 @@ class MemoryStore:
         return MemoryFact(*row) if row else None
 
 
+def search_words(text: str) -> list[str]:
+    """The words of `text` worth searching for: casefolded, no noise words, no repeats."""
+    words = [
+        word
+        for word in re.findall(r"\w{3,}", text.casefold())
+        if word not in STOP_WORDS and not (word.isdigit() and len(word) < 3)
+    ]
+    return list(dict.fromkeys(words))
+
+
 def fts_query(text: str) -> str | None:
     """An FTS5 query for the words of `text`: any of them, each as a quoted prefix."""
     words = []
-    for word in re.findall(r"\w{3,}", text.casefold()):
-        if word in STOP_WORDS or word.isdigit() and len(word) < 3:
-            continue
+    for word in search_words(text):
         stem = word[:PREFIX_CHARS] if len(word) > PREFIX_CHARS and not word.isdigit() else word
         words.append(f'"{stem}"*')
     return " OR ".join(dict.fromkeys(words)) or None

@@ -56,7 +56,7 @@ def requests_table(requests: dict[str, tuple[Message, ...]], max_chars: int = 70
         style = f"background:{colors[message['role']]};color:#000;text-align:left;vertical-align:top"
         return f'<td style="{style}"><b>{message["role"]}</b><br>{escape(text)}</td>'
 
-    depth = max(len(messages) for messages in requests.values())
+    depth = max((len(messages) for messages in requests.values()), default=0)
     head = "".join(f'<th style="text-align:left">{escape(title)}</th>' for title in requests)
     rows = "".join(
         "<tr>" + "".join(cell(m[i]) if i < len(m) else "<td></td>" for m in requests.values()) + "</tr>"

@@ -4,6 +4,9 @@ Notebook 03 shows these classes in its cells; `tests/test_steps_match_notebooks.
 notebook's source and this module's source identical, so later notebooks can import them from here.
 Two locks: the registry lock makes "find or create a session" one step, the session lock orders the
 turns of one conversation (read history → call the model → save the turn) without holding up others.
+In the notebook, `build_chat_messages` and `commit_turn` are the student's exercises (through
+`course_lib.your_code`) and `get_or_create_session` is the student's fill-in cell; this module runs the
+course's versions.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from dataclasses import dataclass, field
 from threading import Lock
 from time import perf_counter
 
+from course_lib.course_versions.build_chat_messages import build_chat_messages
+from course_lib.course_versions.commit_turn import commit_turn
 from course_lib.llm.client import LLMClient, Message
 from course_lib.llm.errors import LLMClientError
-from course_lib.prompts.tags import wrap_in_tag
+from course_lib.prompts.tags import neutralize_tags
 from course_lib.prompts.template import PromptTemplate
 from course_lib.steps.common import ChatServiceError, validate_reply
 from course_lib.steps.single_history import CHAT_PROMPT, HistoryReply
@@ -25,7 +30,7 @@ class ChatSession:
     """One conversation: its exact messages and the lock that orders its turns."""
 
     messages: list[Message] = field(default_factory=list)
-    lock: Lock = field(default_factory=Lock, repr=False)
+    lock: Lock = field(default_factory=Lock, repr=False, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,6 +47,13 @@ def normalize_session_id(session_id: str) -> str:
     return key
 
 
+def get_or_create_session(sessions: dict[str, ChatSession], key: str) -> ChatSession:
+    """The session stored under `key`; a new empty one, stored first, when there is none yet."""
+    if key not in sessions:
+        sessions[key] = ChatSession()
+    return sessions[key]
+
+
 class SessionRegistry:
     """dict[session_id, ChatSession] plus the lock that guards the dict itself."""
 
@@ -51,9 +63,7 @@ class SessionRegistry:
 
     def _get_or_create_session(self, key: str) -> ChatSession:
         with self._sessions_lock:  # "check, then create" must be one step
-            if key not in self._sessions:
-                self._sessions[key] = ChatSession()
-            return self._sessions[key]
+            return get_or_create_session(self._sessions, key)
 
     def _find_session(self, session_id: str) -> ChatSession:
         with self._sessions_lock:  # an unknown id gets a throwaway empty session
@@ -87,8 +97,7 @@ class SessionChatService(SessionRegistry):
             raise ChatServiceError("Сообщение не должно быть пустым.")
         session = self._get_or_create_session(key)
         with session.lock:  # one turn of this conversation at a time
-            user_message: Message = {"role": "user", "content": wrap_in_tag("customer_message", text)}
-            messages = [{"role": "developer", "content": self._prompt.render()}, *session.messages, user_message]
+            messages = build_chat_messages(self._prompt.render(), session.messages, neutralize_tags(text))
 
             started_at = perf_counter()
             try:
@@ -99,8 +108,7 @@ class SessionChatService(SessionRegistry):
             reply_text = validate_reply(llm_result)
 
             # The only place the session changes: after a validated reply, the whole turn at once.
-            session.messages.extend([user_message, {"role": "assistant", "content": reply_text}])
-            history_messages = len(session.messages)
+            history_messages = commit_turn(session.messages, messages[-1]["content"], reply_text)
         return SessionReply(
             text=reply_text, session_id=key, history_messages=history_messages, model=llm_result.model,
             prompt_id=self._prompt.prompt_id, prompt_version=self._prompt.version,

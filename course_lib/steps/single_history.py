@@ -2,6 +2,9 @@
 
 Notebook 02 shows these classes in its cells; `tests/test_steps_match_notebooks.py` keeps the
 notebook's source and this module's source identical, so later notebooks can import them from here.
+In the notebook, `build_chat_messages` and `commit_turn` are the student's exercises (through
+`course_lib.your_code`) and `save_validated_turn` is the student's fill-in cell; this module, imported
+by later notebooks, runs the course's versions of all three.
 """
 
 from __future__ import annotations
@@ -9,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from time import perf_counter
 
-from course_lib.llm.client import LLMClient, Message
+from course_lib.course_versions.build_chat_messages import build_chat_messages
+from course_lib.course_versions.commit_turn import commit_turn
+from course_lib.llm.client import LLMClient, LLMResult, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.support_chat import get_support_chat_prompt
-from course_lib.prompts.tags import wrap_in_tag
+from course_lib.prompts.tags import neutralize_tags
 from course_lib.prompts.template import PromptTemplate
 from course_lib.steps.common import ChatReply, ChatServiceError, validate_reply
 
@@ -24,6 +29,13 @@ class HistoryReply(ChatReply):
     """ChatReply from notebook 01 plus one figure: the history's size after this turn."""
 
     history_messages: int
+
+
+def save_validated_turn(history: list[Message], user_content: str, llm_result: LLMResult) -> tuple[str, int]:
+    """Check the reply first, then save the whole turn: (reply text, messages in the history now)."""
+    reply_text = validate_reply(llm_result)  # a bad reply raises here, before the history changes
+    history_messages = commit_turn(history, user_content, reply_text)
+    return reply_text, history_messages
 
 
 class SingleHistoryChatService:
@@ -38,8 +50,7 @@ class SingleHistoryChatService:
         text = user_text.strip()
         if not text:
             raise ChatServiceError("Сообщение не должно быть пустым.")
-        user_message: Message = {"role": "user", "content": wrap_in_tag("customer_message", text)}
-        messages = [{"role": "developer", "content": self._prompt.render()}, *self._history, user_message]
+        messages = build_chat_messages(self._prompt.render(), self._history, neutralize_tags(text))
 
         started_at = perf_counter()
         try:
@@ -47,12 +58,11 @@ class SingleHistoryChatService:
         except LLMClientError as error:
             raise ChatServiceError(f"Не удалось получить ответ модели: {error}") from error
         elapsed_seconds = perf_counter() - started_at
-        reply_text = validate_reply(llm_result)
 
         # The only place the history changes: after a validated reply, the whole turn at once.
-        self._history.extend([user_message, {"role": "assistant", "content": reply_text}])
+        reply_text, history_messages = save_validated_turn(self._history, messages[-1]["content"], llm_result)
         return HistoryReply(
-            text=reply_text, history_messages=len(self._history), model=llm_result.model,
+            text=reply_text, history_messages=history_messages, model=llm_result.model,
             prompt_id=self._prompt.prompt_id, prompt_version=self._prompt.version,
             elapsed_seconds=elapsed_seconds, prompt_tokens=llm_result.prompt_tokens,
             completion_tokens=llm_result.completion_tokens, total_tokens=llm_result.total_tokens,

@@ -9,7 +9,7 @@ the course's token window keeps the whole history and trims only the request.)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from course_lib.llm.client import Message
 from course_lib.strategies.base import StrategyBase, assistant_message, user_message
@@ -43,20 +43,30 @@ class MessageCountStrategy(StrategyBase):
     name = "count"
     title = "Последние N сообщений"
 
-    def __init__(self, llm_client: GeneratingClient, max_messages: int = 24, **kwargs) -> None:
+    def __init__(
+        self,
+        llm_client: GeneratingClient,
+        max_messages: int = 24,
+        *,
+        trim: Callable[[Sequence[Message], int], list[Message]] | None = None,
+        **kwargs,
+    ) -> None:
+        """`trim` replaces `trim_by_message_count` (notebook 06 passes the student's version)."""
         if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1:
             raise ValueError("max_messages должен быть целым числом не меньше 1: новое сообщение отправляется всегда.")
         super().__init__(llm_client, **kwargs)
         self.max_messages = max_messages
+        self.trim = trim or trim_by_message_count
         self._history: list[Message] = []
 
     def _reply(self, text: str) -> tuple[list[Message], str]:
         new_message = user_message(text)
-        request = trim_by_message_count(
+        request = self.trim(
             [self._developer_message, *self._history, new_message], self.max_messages
         )
         reply = self._chat(request)
-        self._history = [*request[1:], assistant_message(reply)]  # the trimmed part is gone
+        # The trimmed part is gone; the instruction is not history (a `trim` that lost it shows in the request).
+        self._history = [*(m for m in request if m["role"] not in INSTRUCTION_ROLES), assistant_message(reply)]
         return request, reply
 
     def stored_messages(self) -> tuple[Message, ...]:

@@ -19,7 +19,7 @@ from course_lib.strategies.runner import TARGET_SHARE, Comparison, StrategyRun
 SUMMARY_HEADER = (
     "Стратегия",
     "Вызовы",
-    "из них summary",
+    "из них сводки",
     "Токены запросов",
     "+ summary",
     "Всего",
@@ -219,7 +219,7 @@ def describe_run(comparison: Comparison, run: StrategyRun) -> str:
     else:
         parts.append("ни один вопрос-напоминание не отвечен полностью")
     if run.summary_calls:
-        parts.append(f"вызовов summary {run.summary_calls}")
+        parts.append(f"вызовов для сводки {run.summary_calls}")
         parts.append(
             f"предыдущий ответ виден на ходах сжатия: {run.compressions_with_previous_reply} из {run.compressions}"
         )
@@ -238,14 +238,14 @@ def format_report(comparison: Comparison, *, with_timing: bool = True) -> str:
         f"Сравнение стратегий памяти: «{dialogue.title}»",
         f"Ходов: {comparison.turns}; контрольных фактов: {len(dialogue.facts)}; "
         f"проверок фактов в вопросах-напоминаниях: {checks}.",
-        f"Бюджет окна и порог summary: {settings.input_token_budget} токенов; "
+        f"Бюджет окна и порог сводки: {settings.input_token_budget} токенов; "
         f"число последних сообщений N = {settings.max_messages}; "
-        f"свежих сообщений у «Summary + K сообщений» K = {settings.keep_recent}; "
-        f"свежих ходов у «Окно + summary + K ходов» K = {settings.keep_recent_turns}.",
+        f"свежих сообщений у «Сводка + K сообщений» K = {settings.keep_recent}; "
+        f"свежих ходов у «Окно + сводка + K ходов» K = {settings.keep_recent_turns}.",
         "",
         render_text(summary_rows(comparison, with_timing=with_timing)),
         "",
-        "Всего — входные токены за все ходы: запросы чата + запросы summary.",
+        "Всего — входные токены за все ходы: запросы чата + запросы сводки.",
         "Доля — «Всего» относительно полной истории. Макс. запрос — самый большой запрос чата.",
         *(["мс/ход — время приложения на подготовку запроса, без ожидания модели."] if with_timing else []),
         "",

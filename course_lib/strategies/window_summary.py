@@ -26,7 +26,7 @@ class WindowSummaryStrategy(StrategyBase):
     """`ChatService.reply()`: window first; when it drops history, fold it into the summary."""
 
     name = "window_summary"
-    title = "Окно + summary"
+    title = "Окно + сводка"
 
     def __init__(
         self,
@@ -46,7 +46,7 @@ class WindowSummaryStrategy(StrategyBase):
         )
         if keep_recent_turns > 0:
             self.name = "window_summary_k"  # type: ignore[misc]
-            self.title = "Окно + summary + K ходов"  # type: ignore[misc]
+            self.title = "Окно + сводка + K ходов"  # type: ignore[misc]
 
     @property
     def keep_recent_turns(self) -> int:

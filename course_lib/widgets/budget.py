@@ -89,7 +89,7 @@ class BudgetController:
             f"выпадает: {len(view.left_out) // 2}."
         )
         if view.left_out and self.summary_enabled:
-            line += " При настоящем ответе ChatService со summary свернул бы выпавшие ходы в summary."
+            line += " При настоящем ответе ChatService со сводкой свернул бы выпавшие ходы в сводку."
         elif view.left_out:
             line += " При настоящем ответе выпавшие ходы просто не попадут в запрос."
         return line

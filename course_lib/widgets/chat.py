@@ -81,7 +81,7 @@ def metric_lines(reply: ChatReply, *, summary: bool = True) -> list[str]:
         lines = [line for line in lines if not line.lower().startswith("summary")]
     lines.append(f"Вызовов модели на этом ходу: {reply.llm_calls}")
     if reply.summary_total_tokens is not None:
-        lines.append(f"Токенов на создание summary: {reply.summary_total_tokens}")
+        lines.append(f"Токенов на создание сводки: {reply.summary_total_tokens}")
     return lines
 
 
@@ -134,7 +134,7 @@ class ChatController:
             else:
                 self.transcript = transcript_from_messages(snapshot.messages)
                 if snapshot.summary:
-                    self.notice = "Более ранние сообщения этой сессии хранятся только в summary."
+                    self.notice = "Более ранние сообщения этой сессии хранятся только в сводке."
 
     @property
     def budget(self) -> int:
@@ -189,7 +189,7 @@ class ChatController:
             [TranscriptEntry("user", text.strip()), TranscriptEntry("assistant", reply.text)]
         )
         self.last_reply = reply
-        self.notice = None
+        self.notice = reply.notes() if hasattr(reply, "notes") else None  # summary/memory failures, said
         try:
             after = self.service.get_session(self.session_id)
             self.last_context = context_from_request(

@@ -19,6 +19,41 @@ SubmitHandler = Callable[["ChatInput"], None]
 # Runs in the browser. Enter while an IME is composing (e.g. choosing a word) is left alone.
 # The keydown never bubbles to JupyterLab, whose Shift+Enter would run the cell instead.
 _ESM = r"""
+// After a kernel restart the widget manager marks every widget view of the old kernel with
+// .jupyter-widgets-disconnected (and fires comm_live_update); the chat stays on screen but nothing
+// reaches Python any more. Say so in the chat itself, in Russian, and stop pretending to accept input.
+const DEAD_TEXT = "Ядро Python перезапущено: этот чат остался от прежнего ядра и больше не отвечает. " +
+  "Выполните ячейки выше (Run → Run All Above Selected Cell), затем ячейку с чатом ещё раз (Shift+Enter).";
+
+function isDead(el) {
+  return Boolean(el.closest(".jupyter-widgets-disconnected"));
+}
+
+function showDead(el, box) {
+  const chat = el.closest(".course-chat") ?? el.parentElement ?? el;
+  box.disabled = true;
+  box.placeholder = "Чат отключён: ядро перезапущено";
+  if (chat.querySelector(":scope > .course-chat-dead")) return;
+  const banner = document.createElement("div");
+  banner.className = "course-chat-dead";
+  banner.setAttribute("role", "alert");
+  banner.textContent = DEAD_TEXT;
+  chat.prepend(banner);
+}
+
+function watchKernel(model, el, box) {
+  const check = () => { if (isDead(el)) showDead(el, box); };
+  model.on("comm_live_update", () => setTimeout(check, 0));
+  // The class may land on an ancestor (the chat's VBox) first: watch the chat's subtree attributes.
+  const observer = new MutationObserver(check);
+  const start = () => {
+    const chat = el.closest(".course-chat");
+    observer.observe(chat ?? el, { attributes: true, attributeFilter: ["class"], subtree: true });
+    check();
+  };
+  setTimeout(start, 0);
+}
+
 function render({ model, el }) {
   const box = document.createElement("textarea");
   box.className = "course-chat-textarea";
@@ -46,6 +81,7 @@ function render({ model, el }) {
     if (event.key !== "Enter" || event.isComposing || event.keyCode === 229) return;
     event.stopPropagation();
     event.preventDefault();
+    if (isDead(el)) { showDead(el, box); return; }
     if (event.shiftKey) {
       // JupyterLab cancels a line break typed anywhere inside a cell (its Shift+Enter runs the
       // cell), so the box inserts it itself; execCommand keeps the browser's undo history.
@@ -65,6 +101,7 @@ function render({ model, el }) {
     }
   });
   model.on("change:disabled", () => { box.disabled = model.get("disabled"); });
+  watchKernel(model, el, box);
   model.on("change:placeholder", () => { box.placeholder = model.get("placeholder"); });
   el.appendChild(box);
 }
@@ -79,6 +116,10 @@ _CSS = """
   color: var(--jp-content-font-color1, #222); background: var(--jp-layout-color1, #fff);
 }
 .course-chat-textarea:focus { outline: 2px solid #2e86de; outline-offset: -1px; }
+.course-chat-dead {
+  background: #fdecea; color: #c0392b; border-left: 4px solid #c0392b; border-radius: 2px;
+  padding: 6px 8px; margin: 4px 0; line-height: 1.4; font-weight: bold;
+}
 """
 
 

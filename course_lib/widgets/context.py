@@ -31,7 +31,7 @@ KIND_LABELS = {
     HISTORY: "история в окне",
     USER: "новое сообщение",
     DROPPED: "не отправлено",
-    SUMMARIZED: "свёрнуто в summary",
+    SUMMARIZED: "свёрнуто в сводку",
 }
 
 INSTRUCTION_ROLES = ("developer", "system")

@@ -255,7 +255,7 @@ def render_context(
     ]
     if view.summary_updated:
         parts.append(notice(
-            "На этом ходу старая история свёрнута в новое summary: модель получила summary "
+            "На этом ходу старая история свёрнута в новую сводку: модель получила сводку "
             "вместо точных сообщений.", "success"))
     parts.append(_table(_entry_rows(view.sent)))
     if view.overhead_tokens:
@@ -265,7 +265,7 @@ def render_context(
         )
     parts.append('<div class="course-left-out" style="margin-top:6px">')
     if view.left_out:
-        why = ("свёрнуты в summary на этом ходу" if view.summary_updated
+        why = ("свёрнуты в сводку на этом ходу" if view.summary_updated
                else "не поместились в окно и не отправлены")
         parts.append(
             f'<div style="font-weight:bold">Сообщения сессии вне запроса ({left}): {esc(why)}</div>'
@@ -277,7 +277,7 @@ def render_context(
     if not show_summary and not view.summary:
         parts.append("</div>")
         return "".join(parts)
-    parts.append('<div class="course-summary" style="margin-top:6px"><b>Текущее summary:</b> ')
+    parts.append('<div class="course-summary" style="margin-top:6px"><b>Текущая сводка:</b> ')
     if view.summary:
         parts.append(
             f'<pre style="{_PRE};background:#f5eef8;padding:4px;border-radius:3px">'

@@ -4,8 +4,10 @@
 // environment: JUPYTER_URL (http://127.0.0.1:PORT), JUPYTER_TOKEN, NOTEBOOK (the demo notebook's
 // path under the course folder), EXERCISE (the exercise file's path), SOLUTION (the text to paste
 // into it), QUIZ_ANSWERS (where the demo quizzes show their correct options), ARTIFACTS_DIR
-// (screenshots), CHROMIUM (the browser binary). Exit code 0 means every step passed; on failure a
-// screenshot of the page is saved as failure.png.
+// (screenshots), CHROMIUM (the browser binary), SETTINGS_NOTEBOOK (a scratch notebook with the model
+// settings panel), SECRET_KEY (the key typed into the panel; it must never be shown), FAKE_MODEL_URL
+// (an OpenAI-compatible server the test runs), UNREACHABLE_URL (nothing listens there). Exit code 0
+// means every step passed; on failure a screenshot of the page is saved as failure.png.
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +26,11 @@ const solution = env("SOLUTION");
 const answers = JSON.parse(env("QUIZ_ANSWERS"));
 const artifacts = env("ARTIFACTS_DIR");
 const executablePath = env("CHROMIUM");
+const settingsNotebook = env("SETTINGS_NOTEBOOK");
+const secretKey = env("SECRET_KEY");
+const fakeModelUrl = env("FAKE_MODEL_URL");
+const unreachableUrl = env("UNREACHABLE_URL");
+const SETUP = "notebooks/00_setup.ipynb";
 mkdirSync(artifacts, { recursive: true });
 
 const started = Date.now();
@@ -128,6 +135,10 @@ try {
   await page.waitForFunction((p) => window.jupyterapp.shell.currentWidget?.context?.path === p, exercise);
   const editor = page.locator(".jp-FileEditor .cm-content").first();
   await editor.waitFor();
+  // The editor is attached before the file's text arrives (slow on a loaded machine): wait for it.
+  await page.waitForFunction(
+    () => document.querySelector(".jp-FileEditor .cm-content")?.innerText.includes("NotImplementedError"),
+    null, { timeout: 30_000 }).catch(() => {});
   check((await editor.innerText()).includes("NotImplementedError"), "the exercise opens in Lab's editor");
   await page.screenshot({ path: shot("01-exercise-open.png") });
 
@@ -281,6 +292,123 @@ try {
   check((await multiple.locator(".course-quiz-feedback").innerText()).includes("Не совсем"),
     "a partly wrong multiple choice says what is off");
   await multiple.screenshot({ path: shot("09-quiz-multiple.png") });
+
+  // --- Kernel restart: the chat of the old kernel says so, in Russian ---------------------------
+  await openPath(notebook);
+  await page.evaluate(async () => {
+    await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart();
+  });
+  const dead = page.locator(".course-chat-dead");
+  await dead.waitFor({ timeout: 30_000 });
+  const deadText = await dead.innerText();
+  check(deadText.includes("Ядро Python перезапущено") && deadText.includes("Run All Above Selected Cell"),
+    `the dead chat says the kernel restarted and what to run: ${deadText}`);
+  check(await page.locator(".course-chat-input textarea").isDisabled(), "the dead chat's box takes no input");
+  await dead.scrollIntoViewIfNeeded();
+  await page.locator(".course-chat").screenshot({ path: shot("10-chat-after-restart.png") });
+
+  // --- The settings panel: check against a real (fake) server, save an unreachable one ---------
+  await openPath(settingsNotebook);
+  await page.evaluate(async () => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    await window.jupyterapp.commands.execute("notebook:run-all-cells");
+  });
+  const settings = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .course-settings");
+  await settings.waitFor({ timeout: 60_000 });
+  await settings.locator(".course-settings-provider select").selectOption({ label: "LM Studio" });
+  await page.waitForFunction(
+    () => document.querySelector(".course-settings-base_url input")?.value === "http://localhost:1234/v1");
+  check((await settings.locator(".course-settings-role select").inputValue()) === "system",
+    "the LM Studio preset fills Base URL and the system role");
+  const panelReport = settings.locator(".course-settings-report");
+  async function press(button, expected) {
+    await settings.locator(`button.course-settings-${button}`).click();
+    await page.waitForFunction(
+      (text) => document.querySelector(".course-settings-report")?.innerText.includes(text), expected,
+      { timeout: 40_000 });
+    return (await panelReport.innerText()).trim();
+  }
+  await settings.locator(".course-settings-base_url input").fill(fakeModelUrl);
+  await settings.locator(".course-settings-model input").fill("fake-model");
+  await settings.locator(".course-settings-key input").fill(secretKey);
+  let said = await press("check", "Модель ответила");
+  check(said.includes("готово") && said.includes("fake-model"), `«Проверить» reached the model: ${said}`);
+  await settings.locator(".course-settings-base_url input").fill(unreachableUrl);
+  said = await press("check", "не ответила");
+  check(said.includes("Не удалось подключиться") && said.includes(unreachableUrl),
+    `«Проверить» says what to change: ${said.replace(/\s+/g, " ")}`);
+  said = await press("save", "Сохранено");
+  check(said.includes("0600") && said.includes("Restart Kernel") && said.includes("ключ сохранён (не показывается)"),
+    `«Сохранить» wrote .env and asks for a restart: ${said.replace(/\s+/g, " ")}`);
+  check((await settings.locator(".course-settings-key input").inputValue()) === "", "the key field is emptied");
+  check(!(await page.evaluate(() => document.body.innerText)).includes(secretKey), "the key is shown nowhere");
+  await settings.screenshot({ path: shot("11-settings-saved.png") });
+  await page.evaluate(async () => { await window.jupyterapp.commands.execute("docmanager:save"); });
+
+  // --- 00 against the unreachable model: a short Russian error with the next step --------------
+  await openPath(SETUP);
+  const inserted = await page.evaluate(async () => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    const sources = panel.content.widgets.map((cell) => cell.model.sharedModel.getSource());
+    if (sources.some((source) => source.includes("setup_notebook("))) return false;
+    // Until 00 calls it itself: the first cell a notebook will have (only in this temporary copy).
+    panel.content.model.sharedModel.insertCell(0, {
+      cell_type: "code", source: "from course_lib.notebook_tools import setup_notebook\n\nsetup_notebook()" });
+    return true;
+  });
+  log(inserted ? "00 has no setup_notebook() yet: added it to the copy" : "00 calls setup_notebook() itself");
+  await page.evaluate(async () => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.sessionContext.session.kernel.restart(); // .env was written after this kernel started
+    await window.jupyterapp.commands.execute("notebook:run-all-cells");
+  });
+  const shortError = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .course-error").first();
+  await shortError.waitFor({ timeout: 90_000 });
+  await shortError.scrollIntoViewIfNeeded();
+  const shown = await shortError.evaluate((el) => el.closest(".jp-Cell").querySelector(".jp-OutputArea").innerText);
+  const shownLines = shown.split("\n").filter((line) => line.trim());
+  check(shownLines.length <= 15, `the error takes ${shownLines.length} lines (at most 15):\n${shown}`);
+  check(shown.includes("LLM_BACKEND=offline") && shown.includes("doctor --check"), "it names the next steps");
+  check(/[а-яё]{4}/i.test(shown) && !shown.includes("Traceback (most recent call last)"),
+    "it is Russian, with no traceback in the way");
+  // innerText: what is on screen (the collapsed <details> holds the full traceback, out of the way).
+  const rawTracebacks = await page.evaluate(() => [...document.querySelectorAll(
+    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output")]
+    .filter((output) => output.innerText.includes("Traceback (most recent call last)")).length);
+  check(rawTracebacks === 0, "no raw traceback on screen anywhere in 00");
+  await shortError.evaluate((el) => el.closest(".jp-Cell").scrollIntoView());
+  await page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").screenshot({ path: shot("12-setup-unreachable.png") });
+  await shortError.locator("summary").click();
+  check((await shortError.locator("details pre").innerText()).includes("APIConnectionError"),
+    "the full traceback is one click away");
+
+  // --- A terminal opened from Lab: the course's python, the printed command works --------------
+  await page.evaluate(async () => { await window.jupyterapp.commands.execute("terminal:create-new"); });
+  const terminal = page.locator(".jp-Terminal:not(.lm-mod-hidden) .xterm").first();
+  await terminal.waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(1500); // the shell's prompt
+  await terminal.click();
+  await page.keyboard.type('cd "$JUPYTER_SERVER_ROOT"; python -m course_lib bench memory > bench-memory.txt 2>&1; '
+    + 'echo "exit=$? python=$(command -v python)" >> bench-memory.txt; tail -n 6 bench-memory.txt');
+  await page.keyboard.press("Enter");
+  let bench = "";
+  const benchDeadline = Date.now() + 90_000;
+  while (Date.now() < benchDeadline) {
+    const response = await fetch(`${base}/api/contents/bench-memory.txt?content=1&type=file&format=text`, {
+      headers: { Authorization: `token ${token}` },
+    });
+    bench = response.ok ? (await response.json()).content : "";
+    if (bench.includes("exit=")) break;
+    await page.waitForTimeout(500);
+  }
+  check(bench.includes("exit=0") && bench.includes(".venv/bin/python"),
+    `python -m course_lib bench memory ran in Lab's terminal: ${bench.split("\n").slice(-2).join(" | ")}`);
+  await page.waitForTimeout(800);
+  await page.locator(".jp-Terminal:not(.lm-mod-hidden)").first().screenshot({ path: shot("13-terminal-bench.png") });
   log("all browser checks passed");
 } catch (error) {
   console.error(String(error?.stack ?? error));

@@ -6,8 +6,14 @@ port and a random token. `e2e.mjs` then does what a student does: Lab opens on 0
 file browser at the course folder; an exercise is opened from the file browser, the reference
 solution pasted into Lab's editor and saved; `check()` in the demo notebook goes from failing to
 passing; the chat sends with Enter; the budget slider moves; quizzes are answered (the correct
-option is not the first one). Screenshots go to `artifacts/browser/` (ignored by git). JupyterLab
-is always shut down, and the real checkout's exercise file is never touched.
+option is not the first one). Then, off the offline path: the kernel is restarted and the dead chat
+says so; a model is configured through the settings panel (a scratch notebook) — «Проверить» against
+a fake OpenAI-compatible server this test runs, then «Сохранить» with an unreachable Base URL — and
+`.env` is written with mode 0600 while the key appears in no output; 00 then runs against that
+unreachable model and shows a short Russian error with the next step; a terminal opened from Lab
+runs `python -m course_lib bench memory` with the course's python. Screenshots go to
+`artifacts/browser/` (ignored by git). JupyterLab is always shut down, and the real checkout's
+exercise file and `.env` are never touched: the kernel imports the copy's course_lib (PYTHONPATH).
 
 Skipped, with the reason in the summary, when Chromium, Node.js 20+ or `node_modules` are missing:
 `tests/browser/install.sh` installs them.
@@ -16,6 +22,7 @@ Skipped, with the reason in the summary, when Chromium, Node.js 20+ or `node_mod
 from __future__ import annotations
 
 import hashlib
+import http.server
 import json
 import os
 import re
@@ -23,8 +30,10 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -40,10 +49,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = Path(os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium"))
-NODE_TIMEOUT = 180  # seconds for the whole browser script
+NODE_TIMEOUT = 220  # seconds for the whole browser script
 START_TIMEOUT = 60  # seconds for JupyterLab to answer
 EXERCISE = "exercises/split_into_turns.py"
 DEMO = "notebooks/demo.ipynb"
+SETTINGS_NOTEBOOK = "notebooks/settings_panel.ipynb"  # scratch: the panel, as 00 shows it
+SECRET_KEY = "sk-browser-" + secrets.token_hex(12)  # must never appear in any output
+UNREACHABLE_URL = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
 # What a student's copy of the course holds (no tests, no solutions, no hidden cases).
 COURSE_PARTS = ("Makefile", "requirements.txt", "pyproject.toml", "jupyter", "notebooks", "exercises", "course_lib")
 QUIZZES = {"single": ("04_sliding_window", "removed-history-messages"),
@@ -140,6 +152,62 @@ def copy_course(target: Path) -> None:
         else:
             shutil.copy2(source, target / name)
     shutil.copy(HERE / "demo.ipynb", target / DEMO)
+    (target / SETTINGS_NOTEBOOK).write_text(json.dumps(settings_notebook(), ensure_ascii=False), encoding="utf-8")
+
+
+def settings_notebook() -> dict:
+    source = ("from course_lib.notebook_tools import setup_notebook\n"
+              "from course_lib.widgets.settings import show_settings_panel\n\n"
+              "setup_notebook()\nshow_settings_panel()")
+    return {
+        "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "cells": [
+            {"cell_type": "markdown", "id": "intro", "metadata": {},
+             "source": "# Панель настроек модели (для браузерного теста)"},
+            {"cell_type": "code", "id": "panel", "metadata": {}, "execution_count": None, "outputs": [],
+             "source": source},
+        ],
+    }
+
+
+class FakeModel(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible /chat/completions that answers «готово»; records who asked."""
+
+    calls: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        FakeModel.calls.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        reply = {
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "?"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "готово"}}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_model() -> Iterator[str]:
+    FakeModel.calls = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeModel)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def lab_command(course: Path, port: int, token: str, state: Path) -> list[str]:
@@ -161,6 +229,8 @@ class Lab:
     url: str
     token: str
     course: Path
+    log: Path
+    venv: Path
 
     def get(self, path: str) -> tuple[int, bytes]:
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -186,13 +256,15 @@ def jupyter_lab(tmp_path: Path) -> Iterator[Lab]:
     copy_course(course)
 
     env = dict(os.environ)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CHAT_INPUT_TOKEN_BUDGET", "JUPYTER_CONFIG_PATH",
-                 "JUPYTERLAB_WORKSPACES_DIR", "MAKEFLAGS", "MFLAGS"):
+    # A clean student: no model settings in the environment (the copy has no .env: offline by
+    # default, until the settings panel writes one), no ~/.jupyter of the developer's (the course's
+    # own config still applies), and the copy's course_lib first (its .env is the one read).
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "LLM_BACKEND", "LLM_INSTRUCTION_ROLE",
+                 "COURSE_DOTENV", "CHAT_INPUT_TOKEN_BUDGET", "JUPYTER_CONFIG_PATH", "JUPYTERLAB_WORKSPACES_DIR",
+                 "MAKEFLAGS", "MFLAGS", "VIRTUAL_ENV"):
         env.pop(name, None)
-    # A clean student: no ~/.jupyter of the developer's (the course's own config still applies).
     env.update(
-        LLM_BACKEND="offline",
-        COURSE_DOTENV="0",
+        PYTHONPATH=str(course),
         JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
         JUPYTER_DATA_DIR=str(tmp_path / "data"),
         JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
@@ -209,7 +281,7 @@ def jupyter_lab(tmp_path: Path) -> Iterator[Lab]:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until_ready(url, token, process, log_path)
-        yield Lab(url, token, course)
+        yield Lab(url, token, course, log_path, jupyter_executable().parent.parent)
     finally:
         stop(process)
         if ARTIFACTS.is_dir():
@@ -228,9 +300,11 @@ def quiz_answers() -> dict[str, dict]:
     return answers
 
 
-def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab) -> None:
+def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab, fake_model: str) -> None:
     lab = jupyter_lab
     real_exercise = hashlib.sha256((ROOT / EXERCISE).read_bytes()).hexdigest()
+    real_env = ROOT / ".env"
+    real_env_before = real_env.read_bytes() if real_env.is_file() else None
 
     # The contents API serves the exercises: Lab's root is the course folder, not notebooks/.
     status, body = lab.get(f"/api/contents/{EXERCISE}")
@@ -250,6 +324,10 @@ def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab) -> None:
         EXERCISE=EXERCISE,
         SOLUTION=(ROOT / "solutions" / "split_into_turns.py").read_text(encoding="utf-8"),
         QUIZ_ANSWERS=json.dumps(quiz_answers()),
+        SETTINGS_NOTEBOOK=SETTINGS_NOTEBOOK,
+        SECRET_KEY=SECRET_KEY,
+        FAKE_MODEL_URL=fake_model,
+        UNREACHABLE_URL=UNREACHABLE_URL,
         ARTIFACTS_DIR=str(ARTIFACTS),
         CHROMIUM=str(CHROMIUM),
         PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1",
@@ -269,5 +347,30 @@ def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab) -> None:
     saved = (lab.course / EXERCISE).read_text(encoding="utf-8")
     assert saved.strip() == (ROOT / "solutions" / "split_into_turns.py").read_text(encoding="utf-8").strip()
     assert hashlib.sha256((ROOT / EXERCISE).read_bytes()).hexdigest() == real_exercise
-    for name in ("00-lab-start.png", "04-check-passing.png", "05-chat-enter.png", "08-quiz-single.png"):
+    for name in ("00-lab-start.png", "04-check-passing.png", "05-chat-enter.png", "08-quiz-single.png",
+                 "10-chat-after-restart.png", "11-settings-saved.png", "12-setup-unreachable.png",
+                 "13-terminal-bench.png"):
         assert (ARTIFACTS / name).is_file(), name
+
+    # «Проверить» made one real call to the fake server, with the key typed into the panel.
+    assert FakeModel.calls, "the settings panel's check never reached the model server"
+    assert all(call["auth"] == f"Bearer {SECRET_KEY}" for call in FakeModel.calls)
+    assert FakeModel.calls[0]["body"]["model"] == "fake-model"
+    assert FakeModel.calls[0]["body"]["messages"][0]["role"] == "system"  # the LM Studio preset's role
+    # «Сохранить» wrote the copy's .env, owner-only, with the unreachable URL and the key...
+    env_file = lab.course / ".env"
+    assert env_file.is_file(), "the settings panel did not write .env"
+    assert stat.S_IMODE(env_file.stat().st_mode) == 0o600, oct(env_file.stat().st_mode)
+    saved_env = env_file.read_text(encoding="utf-8")
+    for line in (f"OPENAI_BASE_URL={UNREACHABLE_URL}", "OPENAI_MODEL=fake-model", "LLM_INSTRUCTION_ROLE=system",
+                 f"OPENAI_API_KEY={SECRET_KEY}"):
+        assert line in saved_env.splitlines(), line
+    # ...and the key is in no output: the saved notebooks, the server's log, the browser script's.
+    for notebook in (lab.course / "notebooks").glob("*.ipynb"):
+        assert SECRET_KEY not in notebook.read_text(encoding="utf-8"), notebook.name
+    assert SECRET_KEY not in report
+    assert SECRET_KEY not in lab.log.read_text(errors="replace")
+    # The terminal's python is the course's, and the benchmark ran to the end.
+    bench = (lab.course / "bench-memory.txt").read_text(encoding="utf-8")
+    assert "exit=0" in bench and f"python={lab.venv}/bin/python" in bench, bench[-500:]
+    assert (real_env.read_bytes() if real_env.is_file() else None) == real_env_before, "the real .env changed"

@@ -18,6 +18,7 @@ import sys
 _type = type
 _len = len
 _list = list
+_tuple = tuple
 _dict = dict
 _enumerate = enumerate
 _zip = zip
@@ -48,7 +49,7 @@ class Harness:
 
     def call(self, function, args):
         """(returned, exception, message, finished) of function(*args), run on a fresh thread."""
-        box = [None, None, None, False]
+        box = [None, None, None, False, None]
         done = _new_lock()
         done.acquire()
         _start_thread(self.trampoline, (function, args, box, done))
@@ -61,8 +62,26 @@ class Harness:
             # The student's code released the lock without finishing: report nothing usable.
             return {"kind": "raise", "exc": {"is": None, "name": "?", "message": ""}}
         if box[1] is not None:
-            return {"kind": "raise", "exc": self.describe(box[1], box[2])}
+            exc = self.describe(box[1], box[2])
+            line = self.student_line(box[4])
+            if line is not None:
+                exc["line"] = line
+            return {"kind": "raise", "exc": exc}
         return {"kind": "return", "value": self.values.encode(box[0])}
+
+    def student_line(self, frames):
+        """The last line of the student's file in the traceback the trampoline recorded (plain
+        data only: the tuples may come from a faked __traceback__, so every type is checked)."""
+        path = f"{self.config['box']}/{self.config['module']}.py"
+        found = None
+        if _type(frames) is not _list:
+            return None
+        for item in frames:
+            if _type(item) is _tuple and _len(item) == 2:
+                filename, line = item
+                if _type(filename) is _str and _type(line) is _int and filename == path:
+                    found = line
+        return found
 
     def take_output(self):
         capture = self.capture

@@ -21,6 +21,15 @@ def trampoline(call, args, box, done):
             except BaseException:
                 message = None
             box[2] = message
+            try:  # where it was raised: (file, line) per frame, for "the line in your file"
+                frames = []
+                tb = error.__traceback__
+                while tb is not None and len(frames) < 200:
+                    frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+                    tb = tb.tb_next
+                box[4] = frames
+            except BaseException:
+                box[4] = None
         box[3] = True
     finally:
         done.release()

@@ -27,6 +27,8 @@ MS_PRIVATE = 0x40000
 MNT_DETACH = 0x2
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_DUMPABLE = 4
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
 
 
 class Libc:
@@ -197,12 +199,33 @@ def drop_privileges(libc, config):
         libc.prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
-def become_namespace_init():
-    """Fork the harness and wait for it as PID 1; return only in the harness process."""
+def die_with_parent(libc, expected_parent):
+    """SIGKILL this process when its parent dies (a grader killed with -9 leaves no orphan).
+
+    Set at every level, after the last credential change (which clears it). If the parent died
+    before the call, the signal will never come: `expected_parent` (None: not knowable from here,
+    as for a PID namespace's init) tells whether it is still the same process."""
+    if libc is None:
+        return
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL)
+    if expected_parent is not None and os.getppid() != expected_parent:
+        _exit(75)
+
+
+def become_namespace_init(libc, wall_seconds):
+    """Fork the harness and wait for it as PID 1; return only in the harness process.
+
+    The init also holds a wall-clock limit the harness cannot touch (a sleeper never reaches the CPU
+    limit): at expiry it exits, and the kernel kills everything left in the PID namespace."""
     harness = os.fork()
     if harness == 0:
+        die_with_parent(libc, 1)
         return
     os.closerange(0, 4096)
+    import signal
+
+    signal.signal(signal.SIGALRM, lambda *_: _exit(128 + signal.SIGALRM))
+    signal.alarm(max(1, int(wall_seconds)))
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -235,3 +258,44 @@ def write_student_file(config, box):
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
+
+
+# --- the "uid" tier: writes only inside the box (Landlock, where the kernel has it) --------------
+
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+_LANDLOCK_WRITES = (
+    0x2 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800 | 0x1000
+)  # WRITE_FILE, REMOVE_DIR/FILE, MAKE_CHAR/DIR/REG/SOCK/FIFO/BLOCK/SYM (ABI 1)
+_LANDLOCK_REFER, _LANDLOCK_TRUNCATE = 0x2000, 0x4000  # ABI 2, ABI 3
+
+
+def restrict_writes_to_box(libc, box):
+    """Without a mount namespace, /tmp is shared with every later child: with Landlock (Linux 5.13+,
+    if the container's seccomp profile lets it through) nothing outside the box can be created,
+    written, renamed or removed. Returns the Landlock ABI used, or 0 where there is none (then the
+    grader's cleanup of the child's files and the denied chmod/umask are what holds)."""
+    ctypes = libc.ctypes
+    syscall = libc.lib.syscall
+    syscall.restype = ctypes.c_long
+    abi = syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return 0
+    handled = _LANDLOCK_WRITES | (_LANDLOCK_REFER if abi >= 2 else 0) | (_LANDLOCK_TRUNCATE if abi >= 3 else 0)
+    attr = ctypes.c_uint64(handled)  # struct landlock_ruleset_attr, ABI 1 layout
+    ruleset = syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(8), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
+    try:
+        for path, allowed in ((box, handled), ("/dev/null", 0x2 | (_LANDLOCK_TRUNCATE if abi >= 3 else 0))):
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                rule = ctypes.create_string_buffer(allowed.to_bytes(8, "little") + fd.to_bytes(4, "little", signed=True), 12)
+                if syscall(ctypes.c_long(_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(1), rule, ctypes.c_uint32(0)) != 0:
+                    raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
+            finally:
+                os.close(fd)
+        if syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    return abi

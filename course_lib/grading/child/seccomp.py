@@ -12,7 +12,10 @@ Denied (EPERM unless noted), on x86_64 and aarch64:
 * replacing or closing the result and frame fds (dup2/dup3 onto 3 or 4, close(3|4), close_range over
   them), so the harness's frames cannot be intercepted.
 With `deny_network` (the "uid" tier, which has no network namespace): socket() too, so the child
-cannot open any socket (inet, unix, netlink, packet).
+cannot open any socket (inet, unix, netlink, packet); and, since that tier also shares the IPC
+namespace and the file system with every later child: SysV shared memory, semaphores and message
+queues, POSIX message queues, mknod, and every way to widen a file's permissions (chmod family,
+umask, setting extended attributes such as ACLs), so what the child creates stays 0600 (umask 077).
 Other architectures get no filter (`build` returns None) and the namespaced tiers refuse to start.
 """
 
@@ -44,6 +47,13 @@ _DENY_COMMON = (
     "adjtimex sethostname setdomainname name_to_handle_at open_by_handle_at quotactl"
 ).split()
 
+# The "uid" tier: no network, no IPC or file state another child could read later.
+_DENY_SHARED = (
+    "socket shmget shmat shmctl shmdt semget semop semctl semtimedop msgget msgsnd msgrcv msgctl "
+    "mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr chmod fchmod fchmodat "
+    "fchmodat2 umask setxattr lsetxattr fsetxattr setxattrat mknod mknodat"
+).split()
+
 ARCHES = {
     "x86_64": {
         "audit_arch": 0xC000003E,
@@ -65,6 +75,12 @@ ARCHES = {
             "settimeofday": 164, "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159,
             "sethostname": 170, "setdomainname": 171, "name_to_handle_at": 303,
             "open_by_handle_at": 304, "quotactl": 179, "socket": 41,
+            "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65,
+            "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70,
+            "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
+            "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245, "chmod": 90,
+            "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "umask": 95, "setxattr": 188,
+            "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463, "mknod": 133, "mknodat": 259,
         },
     },
     "aarch64": {
@@ -86,6 +102,12 @@ ARCHES = {
             "settimeofday": 170, "clock_settime": 112, "clock_adjtime": 266, "adjtimex": 171,
             "sethostname": 161, "setdomainname": 162, "name_to_handle_at": 264,
             "open_by_handle_at": 265, "quotactl": 60, "socket": 198,
+            "shmget": 194, "shmctl": 195, "shmat": 196, "shmdt": 197, "semget": 190,
+            "semctl": 191, "semtimedop": 192, "semop": 193, "msgget": 186, "msgctl": 187,
+            "msgrcv": 188, "msgsnd": 189, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
+            "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "fchmod": 52,
+            "fchmodat": 53, "fchmodat2": 452, "umask": 166, "setxattr": 5, "lsetxattr": 6,
+            "fsetxattr": 7, "setxattrat": 463, "mknodat": 33,
         },
     },
 }  # fmt: skip
@@ -137,7 +159,8 @@ def build(machine, deny_network=False):
     p.load(_NR)
     if arch["x32_bit"]:
         p.jump(_JGE, arch["x32_bit"], "eperm", 0)
-    for name in (*_DENY_COMMON, *arch["extra_deny"], *(("socket",) if deny_network else ())):
+    shared = [name for name in _DENY_SHARED if name in nr] if deny_network else []
+    for name in (*_DENY_COMMON, *arch["extra_deny"], *shared):
         p.jump(_JEQ, nr[name], "eperm", 0)
     p.jump(_JEQ, nr["clone3"], "enosys", 0)
     p.jump(_JEQ, nr["clone"], "clone", 0)

@@ -104,7 +104,7 @@ def read_summary_request(content: str) -> tuple[Facts, Facts]:
 
 # A summary quoted as a customer line inside the fragment: the seed-001 pitfall (no `is_summary`
 # marker, so the old summary was folded as if the customer had said it).
-_QUOTED_SUMMARY = re.compile(r"conversation_summary|Уже сделано:|Пожелания:|Имя клиента:")
+_QUOTED_SUMMARY = re.compile(r"conversation_summary|Уже сделано:|Установлено:|Пожелания:|Имя клиента:")
 
 
 def fragment_turns(fragment: str) -> list[Turn]:

@@ -35,6 +35,10 @@ class Facts:
     open_question: str | None = None
     rule_change_requested: bool = False
 
+    def __post_init__(self) -> None:
+        # One canonical order (actions, then states), the order a summary writes them in.
+        object.__setattr__(self, "checks", ordered_checks(self.checks))
+
     def merge(self, newer: Facts) -> Facts:
         """These facts updated by `newer`: its known values replace ours.
 
@@ -64,6 +68,13 @@ class Facts:
     def known_fields(self) -> tuple[str, ...]:
         """Names of the fields that hold a value (handy in lessons and tests)."""
         return tuple(f.name for f in fields(self) if getattr(self, f.name))
+
+
+def ordered_checks(checks: Iterable[str]) -> tuple[str, ...]:
+    """Actions first, then observed states, each in the order reported — the summary's order, so
+    a summary reads back to the same facts."""
+    checks = tuple(checks)
+    return tuple(sorted(checks, key=lambda check: CHECK_KEYS.get(check) in lx.STATE_CHECK_KEYS))
 
 
 def _merge_keyed(

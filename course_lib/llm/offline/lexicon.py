@@ -181,9 +181,13 @@ CHECKS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "sockets", "проверено несколько розеток",
             r"\b(?:несколько|разны\w*|три|3)\s+розет\w*",
         ),
+        ("sockets", "проверена другая розетка", r"\bдруг\w*\s+розет\w*"),
+        # "Проверил розетку" says the socket was checked, not that another one was tried.
+        ("sockets", "розетка проверена", r"\bпровер\w*\s+(?:\w+\s+)?розетк\w*|\bрозетк\w*\s+(?:\w+\s+)?провер\w*"),
         (
-            "sockets", "проверена другая розетка",
-            r"\bдруг\w*\s+розет\w*|\bпровер\w*\s+(?:\w+\s+)?розетк\w*",
+            "fuse", "предохранитель заменён",
+            r"\b(?:поменял|заменил|сменил|поставил\s+нов)\w*\s+(?:\w+\s+)?предохранител\w*"
+            r"|\bпредохранител\w*\s+(?:\w+\s+)?(?:поменял|заменил|заменен|заменён|поменян|сменил)\w*",
         ),
         (
             "cable", "кабель подключен плотно",
@@ -223,6 +227,10 @@ CHECKS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
+
+# Check kinds that describe what the customer observed, not something they did: a summary files
+# them as "Установлено", not "Уже сделано".
+STATE_CHECK_KEYS = frozenset({"indicators", "box", "product_intact", "first_contact"})
 
 # Preferences: key, canonical phrase, pattern. A contact channel counts only next to a wish.
 CONTACT_WISH = re.compile(

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 
 from course_lib.llm.offline import lexicon as lx
-from course_lib.llm.offline.facts import Facts, extract_facts
+from course_lib.llm.offline.facts import CHECK_KEYS, Facts, extract_facts
 
 NOTHING_YET = "Существенных фактов пока нет."
 
 
 # The priority the summary prompt 1.1.0 states: under a length cap, the lower ones go first.
-PRIORITY = ("case", "problem", "open_question", "checks", "name", "preferences", "rule_change")
+PRIORITY = ("case", "problem", "open_question", "checks", "states", "name", "preferences", "rule_change")
 _CAP = re.compile(r"не длиннее\s+(\d+)\s+символ", re.IGNORECASE)
 
 
@@ -70,8 +70,13 @@ def _sentences(facts: Facts) -> dict[str, str]:
         problem.append(f"Повреждено: {facts.damaged_part}.")
     if problem:
         sentences["problem"] = " ".join(problem)
-    if facts.checks:
-        sentences["checks"] = f"Уже сделано: {'; '.join(facts.checks)}."
+    # What the customer did and what they observed are different facts; each keeps its label.
+    done = [check for check in facts.checks if CHECK_KEYS.get(check) not in lx.STATE_CHECK_KEYS]
+    states = [check for check in facts.checks if CHECK_KEYS.get(check) in lx.STATE_CHECK_KEYS]
+    if done:
+        sentences["checks"] = f"Уже сделано: {'; '.join(done)}."
+    if states:
+        sentences["states"] = f"Установлено: {'; '.join(states)}."
     if facts.preferences:
         sentences["preferences"] = f"Пожелания: {'; '.join(facts.preferences)}."
     if facts.open_question:

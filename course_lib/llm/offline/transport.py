@@ -8,7 +8,11 @@ exceptions, which the SDK turns into `openai.APITimeoutError` / `openai.APIConne
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from collections.abc import Callable
+from typing import Any
 
 import httpx2
 
@@ -23,8 +27,20 @@ CHAT_COMPLETIONS_PATH = "/v1/chat/completions"
 class OfflineTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
     """Serves the SDK's requests from an `OfflineModel` (sync and async clients alike)."""
 
-    def __init__(self, model: OfflineModel) -> None:
+    def __init__(
+        self,
+        model: OfflineModel,
+        *,
+        chars_per_second: float = 0.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """`chars_per_second` paces a streamed reply like a real model's (0: as fast as possible),
+        so the streaming lesson is visible; `sleep` is injectable for tests."""
+        if not chars_per_second >= 0:
+            raise ValueError("chars_per_second не может быть отрицательным.")
         self.model = model
+        self.chars_per_second = chars_per_second
+        self._sleep = sleep
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         return self._respond(request, request.read())
@@ -57,7 +73,7 @@ class OfflineTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
             return httpx2.Response(
                 200,
                 headers={"content-type": "text/event-stream"},
-                stream=_ServerSentEvents(result),
+                stream=_ServerSentEvents(result, self.chars_per_second, self._sleep),
                 request=request,
             )
         return httpx2.Response(
@@ -71,18 +87,38 @@ class OfflineTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 class _ServerSentEvents(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """An `OfflineStream` as the bytes a provider sends: `data: {...}` events, then `[DONE]`."""
 
-    def __init__(self, stream: OfflineStream) -> None:
+    def __init__(
+        self, stream: OfflineStream, chars_per_second: float = 0.0, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
         self._stream = stream
+        self._chars_per_second = chars_per_second
+        self._sleep = sleep
 
-    def __iter__(self):
+    def _events(self):
+        """(seconds to wait first, bytes) for each event."""
         for index, chunk in enumerate(self._stream.chunks):
             if self._stream.cut_after is not None and index >= self._stream.cut_after:
                 raise httpx2.RemoteProtocolError(
                     "Офлайн-модель оборвала поток ответа (учебный сбой stream_cut)."
                 )
-            yield b"data: " + json.dumps(chunk, ensure_ascii=False).encode("utf-8") + b"\n\n"
-        yield b"data: [DONE]\n\n"
+            yield self._delay(chunk), b"data: " + json.dumps(chunk, ensure_ascii=False).encode("utf-8") + b"\n\n"
+        yield 0.0, b"data: [DONE]\n\n"
+
+    def _delay(self, chunk: dict[str, Any]) -> float:
+        if not self._chars_per_second:
+            return 0.0
+        choices = chunk.get("choices") or [{}]
+        text = (choices[0].get("delta") or {}).get("content") or ""
+        return len(text) / self._chars_per_second
+
+    def __iter__(self):
+        for delay, part in self._events():
+            if delay:
+                self._sleep(delay)
+            yield part
 
     async def __aiter__(self):
-        for part in self:
+        for delay, part in self._events():
+            if delay:
+                await asyncio.sleep(delay)
             yield part

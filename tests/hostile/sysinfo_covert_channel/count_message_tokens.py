@@ -20,4 +20,8 @@ def count_message_tokens(messages, count_text):
         if not isinstance(role, str) or not isinstance(content, str):
             raise TypeError("role и content должны быть строками")
         total += 3 + count_text(role) + count_text(content)
+        if "name" in message:
+            if not isinstance(message["name"], str):
+                raise TypeError("name должен быть строкой")
+            total += 1 + count_text(message["name"])
     return total

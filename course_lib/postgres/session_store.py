@@ -1,0 +1,183 @@
+"""`PostgresSessionStore`: the `SessionStore` interface on one PostgreSQL database.
+
+Same contract as `SQLiteSessionStore` (the parametrized store tests run on both):
+- a commit is one transaction: `SELECT … FOR UPDATE` of the session row, the version check, the
+  owner check, then the row and the new messages; a stale version writes nothing;
+- `session_lock` is a session-level advisory lock on the thread's connection: it works across
+  processes and machines, and the server releases it when the holder's connection dies (a killed
+  process: at once; a dead machine: after `DEAD_PEER_SECONDS`), so another process can continue;
+- `expire_idle` skips sessions whose lock another connection holds (a reply in progress);
+- `compact` (after forgetting a user) rewrites the tables and their indexes (`VACUUM FULL`), so
+  deleted text does not stay in the live files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+
+from course_lib.llm.client import Message
+from course_lib.postgres.database import SESSION_LOCKS, BusyError, DatabaseError, PostgresDatabase
+from course_lib.session_store import (
+    SessionBusyError,
+    SessionConflictError,
+    SessionState,
+    SessionStore,
+    SessionStoreError,
+    _conflict_text,
+    _whole,
+    check_owner,
+    check_storable,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS course_sessions (
+    session_id text PRIMARY KEY,
+    owner      text,
+    summary    text,
+    version    bigint NOT NULL,
+    last_used  double precision NOT NULL
+);
+CREATE INDEX IF NOT EXISTS course_sessions_by_last_used ON course_sessions (last_used);
+CREATE INDEX IF NOT EXISTS course_sessions_by_owner ON course_sessions (owner);
+CREATE TABLE IF NOT EXISTS course_messages (
+    session_id text NOT NULL REFERENCES course_sessions (session_id) ON DELETE CASCADE,
+    position   integer NOT NULL,
+    role       text NOT NULL CHECK (role IN ('user', 'assistant')),
+    content    text NOT NULL,
+    PRIMARY KEY (session_id, position)
+);
+"""
+
+
+class PostgresSessionStore(SessionStore):
+    def __init__(self, url: str, *, wait_seconds: float = 30.0) -> None:
+        self._wait_seconds = wait_seconds
+        try:
+            self._db = PostgresDatabase(url, SCHEMA, wait_seconds=wait_seconds)
+        except DatabaseError as error:
+            raise SessionStoreError(f"Хранилище сессий недоступно: {error}") from error
+        self.url = url
+
+    def close(self) -> None:
+        self._db.close()
+
+    def load(self, session_id: str) -> SessionState:
+        # One statement, one snapshot: the row and its messages are of the same commit.
+        with self._guard(), self._db.transaction() as connection:
+            rows = connection.execute(
+                "SELECT s.summary, s.version, s.owner, m.role, m.content FROM course_sessions AS s "
+                "LEFT JOIN course_messages AS m ON m.session_id = s.session_id "
+                "WHERE s.session_id = %s ORDER BY m.position",
+                (session_id,),
+            ).fetchall()
+        if not rows:
+            return SessionState()
+        summary, version, owner = rows[0][:3]
+        messages = _whole({"role": row[3], "content": row[4]} for row in rows if row[3] is not None)
+        return SessionState(messages, summary, version, owner)
+
+    def commit(
+        self,
+        session_id: str,
+        expected_version: int,
+        messages: Sequence[Message],
+        summary: str | None,
+        *,
+        unchanged_prefix: int,
+        now: float,
+        owner: str | None = None,
+    ) -> SessionState:
+        check_storable(session_id, owner, summary, messages)
+        stored = _whole(messages)
+        new = [(position, m["role"], m["content"]) for position, m in enumerate(messages) if position >= unchanged_prefix]
+        with self._guard(), self._db.transaction() as connection:
+            row = connection.execute(
+                "SELECT version, owner FROM course_sessions WHERE session_id = %s FOR UPDATE", (session_id,)
+            ).fetchone()
+            current = row[0] if row else 0
+            if row is not None:
+                check_owner(session_id, row[1], owner)
+            if current != expected_version:
+                raise SessionConflictError(_conflict_text(session_id))
+            if row is None:
+                inserted = connection.execute(
+                    "INSERT INTO course_sessions (session_id, owner, summary, version, last_used) "
+                    "VALUES (%s, %s, %s, 1, %s) ON CONFLICT (session_id) DO NOTHING",
+                    (session_id, owner, summary, now),
+                )
+                if inserted.rowcount != 1:  # another process created it since our SELECT
+                    raise SessionConflictError(_conflict_text(session_id))
+            else:
+                connection.execute(
+                    "UPDATE course_sessions SET summary = %s, version = version + 1, last_used = %s "
+                    "WHERE session_id = %s",
+                    (summary, now, session_id),
+                )
+            connection.execute(
+                "DELETE FROM course_messages WHERE session_id = %s AND position >= %s",
+                (session_id, unchanged_prefix),
+            )
+            if new:
+                connection.execute(
+                    "INSERT INTO course_messages (session_id, position, role, content) "
+                    "SELECT %s, * FROM unnest(%s::integer[], %s::text[], %s::text[])",
+                    (session_id, [n[0] for n in new], [n[1] for n in new], [n[2] for n in new]),
+                )
+        return SessionState(stored, summary, current + 1, owner)
+
+    def delete(self, session_id: str) -> None:
+        with self._guard(), self._db.transaction() as connection:
+            connection.execute("DELETE FROM course_sessions WHERE session_id = %s", (session_id,))
+
+    def compact(self) -> None:
+        # Deleted rows stay in heap pages and index entries until the tables are rewritten.
+        with self._guard():
+            self._db.run_outside_transaction("VACUUM (FULL) course_sessions, course_messages")
+
+    def session_ids(self) -> tuple[str, ...]:
+        with self._guard(), self._db.transaction() as connection:
+            rows = connection.execute(
+                "SELECT session_id FROM course_sessions ORDER BY last_used, session_id"
+            ).fetchall()
+        return tuple(row[0] for row in rows)
+
+    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+        with self._guard(), self._db.transaction() as connection:
+            rows = connection.execute(
+                "SELECT session_id FROM course_sessions WHERE owner = %s ORDER BY session_id", (owner,)
+            ).fetchall()
+        return tuple(row[0] for row in rows)
+
+    def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
+        # A session whose lock another connection holds has a reply in progress: not idle. The
+        # try-lock is transaction-scoped, so it is gone when this statement's transaction ends.
+        with self._guard(), self._db.transaction() as connection:
+            deleted = connection.execute(
+                "DELETE FROM course_sessions WHERE last_used < %s AND NOT (session_id = ANY(%s)) "
+                "AND pg_try_advisory_xact_lock(%s, hashtext(session_id))",
+                (deadline, list(busy), SESSION_LOCKS),
+            )
+            return deleted.rowcount
+
+    @contextmanager
+    def session_lock(self, session_id: str) -> Iterator[None]:
+        with self._guard():
+            taken = self._db.try_lock(session_id)
+        if not taken:
+            raise SessionBusyError(
+                f"Сессия {session_id} занята другим процессом дольше {self._wait_seconds:g} с."
+            )
+        try:
+            yield
+        finally:
+            self._db.unlock(session_id)
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except BusyError as error:
+            raise SessionBusyError(f"Хранилище сессий занято: {error}") from error
+        except DatabaseError as error:
+            raise SessionStoreError(f"Хранилище сессий: {error}") from error

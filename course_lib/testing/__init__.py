@@ -1,0 +1,1 @@
+"""Test aids that a lesson or a script may also use (nothing here runs in the chat itself)."""

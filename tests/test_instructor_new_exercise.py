@@ -1,0 +1,125 @@
+"""`course-lib instructor new-exercise NAME --notebook NN` on a temporary copy of the course: the
+scaffolded exercise passes the course's own checks on the first run (statement, interface, case
+counts and names, points, mutants caught by public and hidden cases, grading, release), and the
+command prints the notebook cells it cannot add itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "clean_reply"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    copy = tmp_path_factory.mktemp("course") / "course"
+    for name in ("course_lib", "exercises", "solutions", "grading", "notebooks", "tests"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "browser"))
+    for name in ("README.md", "requirements.txt", "pyproject.toml", "Makefile", ".env.example"):
+        if (ROOT / name).exists():
+            shutil.copyfile(ROOT / name, copy / name)
+    return copy
+
+
+def _run(copy: Path, *args: str, module: str = "course_lib") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(copy), "LLM_BACKEND": "offline", "COURSE_DOTENV": "0"}
+    return subprocess.run([sys.executable, "-P", "-m", module, *args], cwd=copy, env=env,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def scaffolded(course):
+    result = _run(course, "instructor", "new-exercise", NAME, "--notebook", "04", "--title", "Очистка ответа")
+    assert result.returncode == 0, result.stderr
+    return course, result.stdout
+
+
+def test_the_command_writes_every_file_and_prints_the_notebook_cells(scaffolded):
+    course, stdout = scaffolded
+    for relative in (f"exercises/{NAME}.py", f"solutions/{NAME}.py", f"exercises/cases/{NAME}.json",
+                     f"grading/hidden/{NAME}.json"):  # fmt: skip
+        assert (course / relative).is_file()
+        assert str(course / relative) in stdout  # printed in full
+    registry = json.loads((course / "course_lib/grading/exercises.json").read_text(encoding="utf-8"))
+    assert registry["exercises"][-1]["name"] == NAME and registry["exercises"][-1]["notebook"] == "04"
+    assert f"](../exercises/{NAME}.py)" in stdout and f'check("{NAME}")' in stdout
+    assert "INSTRUCTOR.md" in stdout
+
+
+def test_a_second_run_or_a_bad_name_changes_nothing(scaffolded):
+    course, _ = scaffolded
+    before = (course / "course_lib/grading/exercises.json").read_bytes()
+    for args in ([NAME, "--notebook", "04"], ["Bad-Name", "--notebook", "04"], ["other", "--notebook", "99"]):
+        result = _run(course, "instructor", "new-exercise", *args)
+        assert result.returncode == 2 and "Ошибка" in result.stderr and "Traceback" not in result.stderr
+    assert (course / "course_lib/grading/exercises.json").read_bytes() == before
+    assert not (course / "exercises" / "other.py").exists()
+
+
+def test_the_course_checks_pass_for_the_scaffolded_exercise(scaffolded):
+    """The rules of tests/test_exercises_statements.py, test_grading_cases.py and
+    test_instructor_exercises.py, run in the copy for the new exercise (the notebook-link rules of
+    test_exercises_in_notebooks.py need the printed cells; the command says so)."""
+    course, _ = scaffolded
+    result = _run(course, "tests/test_exercises_statements.py", "tests/test_grading_cases.py",
+                  "tests/test_instructor_exercises.py", "-q", "-k", f"{NAME} or registry or points",
+                  "-p", "no:cacheprovider", module="pytest")  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert " passed" in result.stdout and NAME in _run(
+        course, "tests/test_exercises_statements.py", "--collect-only", "-q", module="pytest"
+    ).stdout
+
+
+def test_grading_release_and_the_mutants_work_on_it(scaffolded, tmp_path):
+    course, _ = scaffolded
+    script = f"""
+import json
+from pathlib import Path
+from course_lib.grading.catalog import BY_NAME, CourseLayout
+from course_lib.grading.cases import load_cases
+from course_lib.grading.runner import run_exercise
+from course_lib.grading.sandbox import Limits
+layout = CourseLayout(Path("{course}"))
+exercise = BY_NAME["{NAME}"]
+phases = [load_cases(layout.public_cases_file(exercise), exercise, "public"),
+          load_cases(layout.hidden_cases_file(exercise), exercise, "hidden")]
+def score(source):
+    result = run_exercise(exercise, source, phases, Limits())
+    failed = {{r.case.visibility for r in result.cases if not r.passed}}
+    return result.score, sorted(failed), result.status
+reference = (layout.solutions_dir / "{NAME}.py").read_text(encoding="utf-8")
+out = {{"reference": score(reference),
+        "stub": score((layout.exercises_dir / "{NAME}.py").read_text(encoding="utf-8"))}}
+for mutant in json.loads(layout.hidden_cases_file(exercise).read_text(encoding="utf-8"))["mutants"]:
+    old, new = mutant["replace"]
+    assert old in reference, mutant
+    out[mutant["mistake"]] = score(reference.replace(old, new, 1))
+print(json.dumps(out))
+"""
+    result = subprocess.run(
+        [sys.executable, "-P", "-c", script], cwd=course, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(course)})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    scores = json.loads(result.stdout)
+    assert scores.pop("reference") == [10.0, [], "ok"]
+    assert scores.pop("stub")[0] == 0
+    assert len(scores) >= 3
+    for mistake, (points, failed, status) in scores.items():
+        assert status == "ok" and failed == ["hidden", "public"] and points < 10, mistake
+    bundle = _run(course, "release", "--out", str(tmp_path / "bundle"))
+    assert bundle.returncode == 0, bundle.stderr
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    shutil.copyfile(course / "solutions" / f"{NAME}.py", sub / f"{NAME}.py")
+    graded = _run(course, "grade", str(sub), "--out", str(tmp_path / "out"), "--no-progress",
+                  "--exercise", NAME)  # fmt: skip
+    assert graded.returncode == 0, graded.stderr
+    assert ",10.00,10.00," in (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8")

@@ -1,0 +1,194 @@
+"""Notebook 08's prose: numbers come from the code they describe, the student's functions run the
+memory, facts come back after a kernel restart, recall hits show both sides, quizzes, practice and
+the hand-in text are wired."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_lib.grading.catalog import EXERCISES
+from course_lib.memory import LongTermMemory
+from course_lib.memory.facts import MAX_FACTS_PER_EXTRACTION, MAX_VALUE_CHARS
+from course_lib.memory.store import PREFIX_CHARS
+from course_lib.memory_bench import SCRIPT
+from notebook_text import all_output_text, markdown_text, stream_text
+
+ROOT = Path(__file__).resolve().parent.parent
+STEM = "08_long_term_memory"
+NOTEBOOK = ROOT / "notebooks" / f"{STEM}.ipynb"
+QUIZ_FILE = ROOT / "course_lib" / "data" / "quizzes" / f"{STEM}.json"
+WORDS = {2: "двух", 5: "пяти"}
+
+
+@pytest.fixture(scope="module")
+def cells():
+    return nbformat.read(NOTEBOOK, as_version=4).cells
+
+
+def cell(cells, cell_id: str):
+    return next(c for c in cells if c.get("id") == cell_id)
+
+
+def index(cells, cell_id: str) -> int:
+    return next(i for i, c in enumerate(cells) if c.get("id") == cell_id)
+
+
+def test_no_insider_words_and_one_spelling(cells):
+    text = markdown_text(cells)
+    assert "seed" not in text.lower() and "COURSE_SPEC" not in text
+    for wrong in ("офлайн модель", "оффлайн", "резюме", "горячем пути", "честно"):
+        assert wrong not in text.lower(), wrong
+
+
+def test_markdown_stays_under_the_word_limit(cells):
+    assert len(markdown_text(cells).split()) <= 2500
+
+
+def test_no_machine_dependent_number_in_prose(cells):
+    assert not re.search(r"\d+[.,]\d+\s?(?:с|мс|сек|ms|s)\b", markdown_text(cells))
+
+
+def test_outputs_hold_no_temporary_paths_or_random_ids(cells):
+    text = all_output_text(cells)
+    assert "/tmp" not in text and str(ROOT) not in text
+    assert not re.search(r"\b[0-9a-f]{32}\b", text)
+
+
+def test_no_exercise_solution_in_the_notebook(cells):
+    source = "\n".join(c.source for c in cells if c.cell_type == "code")
+    for name in ("merge_facts", "select_memories", "build_memory_message"):
+        assert f"def {name}(" not in source
+
+
+# --- issue 17: the student's functions run the memory ---------------------------------------------------
+
+
+def test_the_memory_runs_the_students_functions(cells):
+    setup = cell(cells, "nb08-setup").source
+    for name in ("merge_facts", "select_memories", "build_memory_message"):
+        assert f'{name} = your_code("{name}")' in setup
+    chat = cell(cells, "nb08-chat").source
+    assert "MergedStore(MemoryStore(path), merge_facts)" in chat
+    assert "select_memories=select_memories, build_memory_message=build_memory_message" in chat
+    assert "choose_memories(" in cell(cells, "nb08-budget").source
+    assert "работает версия курса" in stream_text(cell(cells, "nb08-setup"))
+
+
+# --- issue 19: facts come back after a kernel restart; handing in at the end of the course --------------
+
+
+def test_facts_come_back_after_a_kernel_restart(cells):
+    assert 'notebook_data_dir("08")' in cell(cells, "nb08-setup").source
+    assert "Kernel → Restart" in cell(cells, "nb08-kernel-md").source
+    source = cell(cells, "nb08-kernel").source
+    assert "from course_lib.memory import MemoryStore" in source and "settings" not in source
+    assert "Факты Анны из файла: name=Анна" in stream_text(cell(cells, "nb08-kernel"))
+    assert index(cells, "nb08-kernel") < index(cells, "nb08-forget")
+
+
+def test_the_course_ends_with_how_to_hand_in_and_an_optional_cleanup(cells):
+    handin = cell(cells, "nb08-handin").source
+    assert "python -m course_lib handin" in handin and "handin.zip" in handin
+    assert "exercises/*.py" in handin and "Архив для сдачи:" in handin and "Ещё не решены" in handin
+    assert cells[-1].get("id") == "nb08-cleanup" and "Необязательно" in cells[-1].source
+
+
+def test_handin_text_matches_what_the_command_prints():
+    source = (ROOT / "course_lib" / "grading" / "handin.py").read_text(encoding="utf-8")
+    assert 'print(f"Архив для сдачи: {out}' in source
+    assert "Ещё не решены (есть raise NotImplementedError): " in source
+
+
+# --- prose numbers come from the code or the output beside them -----------------------------------------
+
+
+def test_validation_limits_in_prose_are_the_library_limits(cells):
+    text = cell(cells, "nb08-refuse-md").source
+    assert f"не длиннее {MAX_VALUE_CHARS} символов" in text
+    assert f"не больше\n{MAX_FACTS_PER_EXTRACTION} фактов" in text or f"не больше {MAX_FACTS_PER_EXTRACTION} фактов" in text
+
+
+def test_memory_budget_in_prose_is_the_default_and_the_output(cells):
+    default = LongTermMemory.__dataclass_fields__["memory_token_budget"].default
+    assert f"по умолчанию {default} токенов" in cell(cells, "nb08-budget-md").source
+    assert f"из {default} токенов" in stream_text(cell(cells, "nb08-budget"))
+
+
+def test_prefix_length_in_prose(cells):
+    assert PREFIX_CHARS == 5 and "по первым пяти буквам" in cell(cells, "nb08-recall-md").source
+
+
+def test_benchmark_story_matches_the_script(cells):
+    anna = {step.session for step in SCRIPT if step.user == "anna"}
+    boris = {step.session for step in SCRIPT if step.user == "boris"}
+    text = cell(cells, "nb08-bench-md").source
+    assert f"в {WORDS[len(anna)]} сессиях" in text and f"— в {WORDS[len(boris)]}" in text
+
+
+def test_the_15_percent_target_is_explained_before_it_is_checked(cells):
+    explained = index(cells, "nb08-bench-md")
+    checked = index(cells, "nb08-bench-check")
+    assert explained < checked
+    assert "не больше 15 %" in cells[explained].source
+    assert "added <= 15" in cells[checked].source
+    assert "(цель ≤ 15 %)" in stream_text(cell(cells, "nb08-bench"))
+
+
+# --- issue 18: a recall hit shows both sides; prefix matches are explained ---------------------------
+
+
+def test_recall_hits_show_both_sides_and_the_prose_matches(cells):
+    output = stream_text(cell(cells, "nb08-recall"))
+    noise = output.split("━━━ Когда придёт курьер за коробкой? ━━━")[1]
+    assert "найдено №1: Клиент: Коробка была целой. / Поддержка:" in noise
+    second = next(line for line in noise.splitlines() if "найдено №2" in line)
+    customer, support = second.split(" / Поддержка: ")
+    assert "короб" not in customer.lower() and "коробка" in support.lower()  # matched on the assistant's side
+    prose = cell(cells, "nb08-recall2-md").source
+    assert "«Коробка была целой»" in prose and '`"короб"*`' in prose and "«коробкой»" in prose
+    assert "ответа поддержки" in prose
+
+
+# --- issue 22: checks that hold only offline are not asserted on a real model ---------------------------
+
+
+def test_checks_for_ci_are_hidden_and_model_words_are_checked_only_offline(cells):
+    for code_cell in cells:
+        if code_cell.cell_type != "code" or "assert" not in code_cell.source:
+            continue
+        assert code_cell.metadata.get("jupyter", {}).get("source_hidden") is True, code_cell.get("id")
+        assert code_cell.source.startswith("# Проверка для CI"), code_cell.get("id")
+    modes = cell(cells, "nb08-modes-check").source
+    assert "if OFFLINE:\n    assert sync[0]" in modes and "sync[1:] == background[1:]" in modes
+
+
+# --- quizzes and practice ----------------------------------------------------------------------------
+
+
+def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells):
+    quizzes = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))
+    used = []
+    for code_cell in cells:
+        if code_cell.cell_type == "code" and code_cell.source.startswith("show_quiz("):
+            match = re.fullmatch(rf'show_quiz\("{STEM}", "([a-z0-9-]+)"\)', code_cell.source.strip())
+            assert match, code_cell.source
+            assert code_cell.metadata.get("jupyter", {}).get("source_hidden") is True
+            used.append(match.group(1))
+    assert sorted(used) == sorted(quizzes) and len(used) == len(set(used))
+
+
+def test_practice_links_and_checks_every_exercise_of_08(cells):
+    names = [exercise.name for exercise in EXERCISES if exercise.notebook == "08"]
+    assert len(names) == 3
+    practice, check = cell(cells, "nb08-practice").source, cell(cells, "nb08-check").source
+    for name in names:
+        assert f"[exercises/{name}.py](../exercises/{name}.py)" in practice
+        assert (ROOT / "exercises" / f"{name}.py").is_file()
+        assert f'check("{name}")' in check
+    headings = [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"]
+    assert headings[-3:] == ["## Итоги", "## Практика", "## Как сдать работу"]
