@@ -1,4 +1,4 @@
-"""`python -m course_lib bench strategies|memory`: the comparisons of notebooks 06 and 07.
+"""`python -m course_lib bench strategies|memory`: the comparisons of notebooks 06 and 08.
 
     python -m course_lib bench strategies                 # 200 turns, budget 1000
     python -m course_lib bench strategies --turns 60 --budget 600
@@ -16,6 +16,7 @@ import argparse
 import sys
 import time
 
+from course_lib.russian import turns_count
 from course_lib.strategies import (
     StrategyError,
     StrategySettings,
@@ -103,7 +104,7 @@ def _client(via_sdk: bool):
 def run_strategies(args: argparse.Namespace) -> int:
     dialogue = load_long_dialogue()
     if args.turns is not None and args.turns > len(dialogue.turns):
-        print(f"В диалоге {len(dialogue.turns)} ходов, а запрошено {args.turns}.", file=sys.stderr)
+        print(f"В диалоге {turns_count(len(dialogue.turns))}, а запрошено {args.turns}.", file=sys.stderr)
         return 2
     settings = StrategySettings(
         input_token_budget=args.budget,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from course_lib.llm.client import Message
+from course_lib.russian import messages_count, tokens
 from course_lib.token_calibration import corrected
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter
 from course_lib.whole_history import BrokenHistoryError, WholeHistory, validate_turn
@@ -57,7 +58,7 @@ def split_into_turns(history: Sequence[Message]) -> list[tuple[Message, Message]
         return [(history[index], history[index + 1]) for index in range(0, len(history), 2)]
     if len(history) % 2 != 0:
         raise ChatHistoryError(
-            f"История должна состоять из законченных ходов, а в ней {len(history)} сообщений."
+            f"История должна состоять из законченных ходов, а в ней {messages_count(len(history))}."
         )
     turns: list[tuple[Message, Message]] = []
     for index in range(0, len(history), 2):
@@ -130,7 +131,7 @@ class SlidingWindowHistory:
         if corrected(required_tokens, token_factor) > self._input_token_budget:
             raise ChatHistoryError(
                 "Developer-инструкция, сводка и новое сообщение не помещаются во входной бюджет: "
-                f"нужно {corrected(required_tokens, token_factor)} токенов, бюджет {self._input_token_budget}."
+                f"нужно {tokens(corrected(required_tokens, token_factor))}, бюджет {self._input_token_budget}."
             )
 
         room = largest_fitting(self._input_token_budget, token_factor) - required_tokens

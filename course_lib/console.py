@@ -26,6 +26,7 @@ from course_lib.config import SettingsError, load_settings
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
+from course_lib.russian import tokens
 
 YES_NO = {True: "да", False: "нет"}
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessions.sqlite3"
@@ -51,7 +52,7 @@ def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_t
         out(f"Сводка не обновлена: {result.summary_error} Ответ дан по последним сообщениям; "
             "ваше сообщение и вся история сохранены.")
     if result.measured_prompt_tokens is not None:
-        out(f"Сервер посчитал этот запрос до отправки: {result.measured_prompt_tokens} токенов")
+        out(f"Сервер посчитал этот запрос до отправки: {tokens(result.measured_prompt_tokens)}")
     if result.memory_extraction is not None:
         out(result.memory_extraction.describe())
     out(f"Время ответа: {result.elapsed_seconds:.2f} с"
@@ -100,7 +101,7 @@ def run_console(
             return
         session_id = stored.session_id
         out(f"Session ID: {session_id} (продолжаем: сообщений в истории {len(stored.messages)}, "
-            f"сводка {'есть' if stored.summary else 'нет'})")
+            f"{'сводка есть' if stored.summary else 'сводки нет'})")
     warning = _context_warning(service)
     if warning:
         out(f"Внимание: {warning}")
@@ -212,7 +213,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             parser.error(str(error))
     for option in ("session", "user"):
         if getattr(args, option) is not None and args.store is None:
-            parser.error(f"--{option} без --store (или CHAT_STORE_URL) бессмысленен: без файла память не переживает процесс")
+            parser.error(f"--{option} без --store (или CHAT_STORE_URL) бессмыслен: без файла память не переживает процесс")
     if args.user is not None and not args.user.strip():
         parser.error("--user: имя пользователя не должно быть пустым")
     return args

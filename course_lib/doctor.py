@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from course_lib.config import SettingsError, load_settings
+from course_lib.russian import tokens
 from course_lib.tokenizer import SUPPORTED_ENCODINGS, TokenizerDataError, cache_dir, get_encoding
 
 
@@ -38,7 +39,7 @@ def main(argv: list[str]) -> int:
               f"роль инструкции {settings.instruction_role}, ключ задан (не показывается)")
     else:
         print("  офлайн-модель (учебная): ключ не нужен, сеть не используется")
-    print(f"  токенизатор офлайн: {', '.join(f'{n} ({v} токенов)' for n, v in sizes.items())}; кэш {cache_dir()}")
+    print(f"  токенизатор офлайн: {', '.join(f'{n} ({tokens(v)})' for n, v in sizes.items())}; кэш {cache_dir()}")
     print(f"  бюджет входа CHAT_INPUT_TOKEN_BUDGET={settings.chat_input_token_budget}, "
           f"MAX_OUTPUT_TOKENS={settings.max_output_tokens}")
     if "--check" not in argv:

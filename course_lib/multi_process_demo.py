@@ -20,6 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass
 
+from course_lib.russian import messages_count, turns_count
 from course_lib.store_load import Turn, chat_worker, run_workers
 
 CUSTOMER = "anna"
@@ -46,8 +47,8 @@ RECORDED = """\
   процесс 2 (PID 21255): 1 ход в той же сессии, 0.40 с на ход
   ответ процесса 2: «Номер вашего заказа — 8041.»
   в базе: 6 сообщений в сессии, владелец anna
-Бенчмарк хранилищ (benchmarks/bench_stores.py, ходов/с без вызова модели; 2 ядра, занятые и другими
-задачами, поэтому цифры шумные):
+Замер хранилищ (ходов в секунду без вызова модели; скрипт bench_stores.py из репозитория курса;
+2 ядра, занятые и другими задачами, поэтому цифры шумные):
   процессов   SQLite (один файл)   PostgreSQL
           1                   92          589
           2                   90          604
@@ -98,7 +99,7 @@ def _run(location) -> DemoReport:
             lines.append(f"  процесс {number}: ошибка — {report.errors[0]}")
             return DemoReport(tuple(lines), recorded=False)
         per_turn = (report.finished - report.started) / max(report.turns, 1)
-        lines.append(f"  процесс {number} (PID {report.pid}): {report.turns} ход(а) в сессии {session_id}, "
+        lines.append(f"  процесс {number} (PID {report.pid}): {turns_count(report.turns)} в сессии {session_id}, "
                      f"{per_turn:.2f} с на ход (с запуском {time.perf_counter() - started:.1f} с)")
     lines.append(f"  ответ процесса 2: «{reports[1].replies[-1][1]}»")
     store = open_session_store(location)
@@ -106,7 +107,7 @@ def _run(location) -> DemoReport:
         state = store.load(session_id)
     finally:
         store.close()
-    lines.append(f"  в базе: {len(state.messages)} сообщений в сессии, владелец {state.owner}")
+    lines.append(f"  в базе: {messages_count(len(state.messages))} в сессии, владелец {state.owner}")
     return DemoReport(tuple(lines), recorded=False)
 
 

@@ -20,6 +20,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
+from course_lib.russian import messages_count
+
 TURN_ROLES = ("user", "assistant")
 
 
@@ -84,7 +86,7 @@ class WholeHistory(Sequence[FrozenMessage]):
         items = list(messages)
         if len(items) % 2 != 0:
             raise BrokenHistoryError(
-                f"История должна состоять из законченных ходов, а в ней {len(items)} сообщений."
+                f"История должна состоять из законченных ходов, а в ней {messages_count(len(items))}."
             )
         frozen: list[FrozenMessage] = []
         for index in range(0, len(items), 2):

@@ -44,7 +44,7 @@ def test_reference_passes_every_public_case(capsys):
     check("rolling_compress", root=ROOT, folder=ROOT / "solutions")
     names = _public_names("rolling_compress")
     assert capsys.readouterr().out == (
-        "Упражнение rolling_compress — «Скользящее summary с K свежими сообщениями» "
+        "Упражнение rolling_compress — «Скользящая сводка с K свежими сообщениями» "
         "(solutions/rolling_compress.py)\n"
         + "".join(f"✔ пройден: {name}\n" for name in names)
         + f"✔ Все открытые тесты пройдены: {len(names)} из {len(names)}.\n"

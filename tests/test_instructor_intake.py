@@ -125,9 +125,15 @@ def test_hostile_zips_are_refused_member_by_member(tmp_path):
     ok = Submission.open(_zip_of(tmp_path / "ok.zip", {"x/commit_turn.py": reference}))
     assert ok.read(exercise).source == reference.decode()
     ok.close()
+    # A .zip that is not a zip (a cut download): that student's status, the batch goes on.
     not_zip = tmp_path / "fake.zip"
     not_zip.write_bytes(b"PK not really")
-    assert cli.main([str(not_zip), "--out", str(tmp_path / "o"), *QUIET]) == 2
+    assert cli.main([str(not_zip), "--out", str(tmp_path / "o"), *QUIET]) == 0
+    row = (tmp_path / "o" / "grades.csv").read_text(encoding="utf-8").splitlines()[1]
+    assert row.startswith("fake,missing,0.00,") and "архив работы повреждён" in row
+    not_a_submission = tmp_path / "notes.txt"
+    not_a_submission.write_text("не работа")
+    assert cli.main([str(not_a_submission), "--out", str(tmp_path / "o2"), *QUIET]) == 2
 
 
 def test_regrade_keeps_every_other_row_and_says_so(graded, tmp_path, capsys):

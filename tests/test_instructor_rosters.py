@@ -153,7 +153,7 @@ def test_cp1251_semicolon_roster_grades_every_student_and_scales_for_moodle(clas
     assert [row[4] for row in rows[1:]] == ["10.00", "10.00", "0.00"]
     assert "Студенты без работы" not in err and "?" not in err
     # A 120-point course over Moodle's default maximum: warned, and --scale 100 fixes it.
-    (out / ".state" / "gradebook.json").unlink()
+    (out / ".state" / "lms" / "moodle.json").unlink()
     code = export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--scale", "percent"])
     assert code == 0
     with open(out / "gradebook-moodle.csv", encoding="utf-8", newline="") as handle:

@@ -190,3 +190,16 @@ def test_quiz_cells_import_what_they_need(notebook):
     for cell in notebook.cells:
         if cell.cell_type == "code" and "show_quiz(" in cell.source:
             assert "from course_lib.quizzes import show_quiz" in cell.source
+
+
+# --- second review (issue 18) ---------------------------------------------------------------------
+
+def test_no_main_py_of_a_project_the_student_does_not_have(notebook):
+    assert "в вашем проекте" not in markdown(notebook)
+
+
+def test_the_appendix_refines_the_model_remembers_nothing_too():
+    appendix = APPENDIX.read_text(encoding="utf-8")
+    assert "Между вызовами она ничего не помнит" not in appendix
+    assert "не содержание ответа" in appendix
+    assert "клиент заметит" not in appendix and "клиент выбросит" not in appendix  # it is LLMClient

@@ -196,3 +196,21 @@ def test_no_unpacking_that_cascades_after_one_chat_error(notebook):
     code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
     assert not re.search(r"^\w+, \w+ = (replies|monitor_replies)\s*$", code, re.MULTILINE)
     assert "if len(replies) < 2:" in code
+
+
+# --- second review (issue 18): one meaning for «клиент», no project the student does not have ---
+
+def test_client_means_the_customer_and_there_is_no_foreign_project(notebook):
+    text = markdown(notebook)
+    assert "техническую ошибку клиента" not in text  # LLMClient is not «клиент»
+    assert "Реплика клиента уходит" not in text  # glossary: «сообщение»
+    assert "В вашем проекте" not in text  # students have no app/prompts of their own
+
+
+def test_the_library_comparison_is_checked_in_a_collapsed_cell(notebook):
+    index = next(i for i, c in enumerate(notebook.cells)
+                 if c.cell_type == "code" and "build_chat_app(offline_settings)" in c.source)
+    assert "assert " not in notebook.cells[index].source
+    check = notebook.cells[index + 1]
+    assert check.metadata.get("jupyter", {}).get("source_hidden") is True
+    assert 'build_messages("8041.")[1]' in check.source

@@ -154,3 +154,24 @@ def test_02_does_not_repeat_a_quiz_question_of_01(cells):
 def test_practice_says_how_to_hand_in(cells):
     practice = cells[heading_index(cells, "## Практика")].source
     assert "python -m course_lib handin" in practice and "handin.zip" in practice and "exercises/*.py" in practice
+
+
+# --- second review (issue 18): agreement and CI checks out of the teaching cells -------------
+
+def _prose(cells) -> str:
+    return "\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
+
+
+def test_fixed_agreement_does_not_come_back(cells):
+    prose = _prose(cells)
+    assert "поэтому оно передаётся как данные" not in prose
+    assert "одна из них без ответа" not in prose
+    assert "упрётся в предел контекста" not in prose  # glossary: «контекстное окно модели»
+
+
+def test_the_library_cell_prints_and_the_collapsed_cell_checks(cells):
+    index = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "build_chat_app(offline_settings)" in c.source)
+    assert "assert " not in cells[index].source
+    assert "Сообщений в истории после сбоя: 2" in text_output(cells[index])
+    check = cells[index + 1]
+    assert check.metadata.get("jupyter", {}).get("source_hidden") is True and "assert after_fault == 2" in check.source

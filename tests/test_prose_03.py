@@ -164,3 +164,34 @@ def test_practice_says_how_to_hand_in(cells):
 
 def test_03_stays_within_the_word_budget(cells):
     assert len(re.findall(r"\S+", markdown(cells))) <= 2500
+
+
+# --- second review (issue 18): sentences fixed against their outputs --------------------------
+
+def test_request_size_sentence_matches_the_per_turn_output(cells):
+    prose = markdown(cells)
+    assert "на одно сообщение больше, чем было в истории до хода, плюс новое" not in prose
+    assert "на два сообщения длиннее истории до хода" in prose
+    shown = text_output(cell_with(cells, "запрос = developer + "))
+    for turn in re.findall(r"developer \+ (\d+) из истории \+ новое = (\d+)", shown):
+        assert int(turn[1]) == int(turn[0]) + 2, shown
+
+
+def test_the_race_shows_the_roles_the_prose_speaks_of(cells):
+    assert "с правильным чередованием ролей" in markdown(cells)
+    race = cell_with(cells, "def race(")
+    assert "assert " not in race.source  # the CI check lives in the collapsed cell below
+    assert text_output(race).count("история ['user', 'assistant', 'user', 'assistant']") == 2
+
+
+def test_the_leak_story_is_told_in_the_order_the_cell_runs_it(cells):
+    prose = markdown(cells)
+    assert "пишут по одному сообщению и уходят; потом все они нажимают" not in prose
+    assert "каждый нажимает `/new` и уходит" in prose
+
+
+def test_agreement_and_one_word_for_the_lock(cells):
+    prose = markdown(cells)
+    assert "Вторая и третья — нет" not in prose and "Второе и третье — нет" in prose
+    assert not re.search(r"\bзам(ок|ка|ком)\b", prose)  # glossary: «блокировка»
+    assert "Работает ваш код" not in prose  # the course's version may be what runs

@@ -308,3 +308,26 @@ def test_no_exercise_solution_before_the_exercise(cells):
 
 def test_markdown_stays_under_the_word_limit(cells):
     assert len(re.findall(r"\S+", markdown(cells))) <= 2500
+
+
+# --- second read (issue 18 review) --------------------------------------------------------------
+
+
+def test_the_comparison_with_chat_service_is_not_said_to_run_offline(cells):
+    # The cell runs on `client` (a real model when a key is set); only the agreement is offline-only.
+    text = code_cell(cells, "nb05-37md").source
+    assert "Сравниваем при офлайн-модели" not in text
+    assert "только на\nофлайн-модели" in text or "только на офлайн-модели" in text
+    assert "ChatService(client" in code_cell(cells, "nb05-35").source
+
+
+def test_the_result_check_layer_says_what_validate_reply_checks(cells):
+    # validate_reply checks that the reply finished and is not empty: not its content.
+    text = markdown(cells)
+    assert "приложение проверяет ответ, прежде чем его принять" not in text
+    assert "`validate_reply`" in text and "закончен и не пуст" in text
+
+
+def test_the_required_part_error_names_tokens(cells):
+    out = stdout(code_cell(cells, "nb05-23"))
+    assert re.search(r"нужно \d+ токен\w*, бюджет \d+", out), out

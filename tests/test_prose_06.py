@@ -205,3 +205,21 @@ def test_summary_cost_quiz_does_not_count_recall_as_a_cost():
 
 def test_markdown_stays_under_the_word_limit(cells):
     assert sum(len(source.split()) for source in markdown(cells)) <= 2500
+
+
+# --- second read (issue 18): the recap states the measured share, printed labels say «сводка» --------
+
+
+def test_the_recap_states_the_share_the_notebook_printed(cells):
+    recap = next(c.source for c in cells if c.cell_type == "markdown" and c.source.startswith("## Итоги"))
+    assert "за четверть цены полной истории" not in recap  # 11.3 % was printed, not a quarter
+    share = re.search(r"за (\d+,\d) % входных токенов полной истории", recap)
+    assert share and f"доля {share.group(1)} %" in "\n".join(output_texts(cells)).replace("\u00a0", " ")
+
+
+def test_printed_labels_use_the_glossary_words(cells):
+    outputs = "\n".join(output_texts(cells))
+    for wrong in ("из них summary", "Токены summary", "Стратегии с summary", "реплика клиента", "Длина реплики"):
+        assert wrong not in outputs, wrong
+    text = "\n".join(markdown(cells))
+    assert "ваша `trim_by_message_count`" not in text and "С вашей `rolling_compress`" not in text

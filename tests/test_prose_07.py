@@ -129,3 +129,19 @@ def test_no_exercise_is_practised_here_the_memory_ones_moved_to_08():
     assert not [exercise.name for exercise in EXERCISES if exercise.notebook == "07"]
     assert {exercise.name for exercise in EXERCISES if exercise.notebook == "08"} == {
         "merge_facts", "select_memories", "build_memory_message"}
+
+
+# --- second read (issue 18): sources cited where the student met them, no name the notebook lacks ------
+
+
+def test_the_article_is_cited_as_the_one_from_notebook_04(cells):
+    text = markdown_text(cells)
+    assert "с которой начинался курс" not in text  # the article is met in 04, the course starts in 00
+    assert "из ноутбука 04" in cell(cells, "nb07-title").source
+
+
+def test_the_setup_prose_names_only_what_the_setup_defines(cells):
+    prose, setup = cell(cells, "nb07-setup-md").source, cell(cells, "nb07-setup").source
+    assert "offline_client" not in prose or "offline_client" in setup
+    for name in ("count_message_tokens", "split_into_turns", "select_recent_turns"):
+        assert f"`{name}`" in prose and f'your_code("{name}")' in setup

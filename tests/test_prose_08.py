@@ -192,3 +192,17 @@ def test_practice_links_and_checks_every_exercise_of_08(cells):
         assert f'check("{name}")' in check
     headings = [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"]
     assert headings[-3:] == ["## Итоги", "## Практика", "## Как сдать работу"]
+
+
+# --- second read (issue 18): what forget_user deletes, where the article was met ------------------------
+
+
+def test_forget_prose_says_which_sessions_are_deleted(cells):
+    prose = cell(cells, "nb08-forget2-md").source
+    assert "в которых он писал" not in prose  # forget_user deletes the sessions the user owns
+    assert "сессии, которые он начал" in prose
+
+
+def test_the_article_is_cited_as_the_one_from_notebook_04(cells):
+    assert "с которой начинался курс" not in markdown_text(cells)
+    assert "Статья из ноутбука 04" in cell(cells, "nb08-title").source

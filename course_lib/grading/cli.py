@@ -59,9 +59,11 @@ from course_lib.grading.report import (
 from course_lib.grading.results import CaseResult, ExerciseResult
 from course_lib.grading.runner import run_exercise
 from course_lib.grading.safetext import one_line, shown
+from course_lib.grading.similarity import copies_course_version, course_version_prints
 from course_lib.grading.sandbox import Limits, SandboxError, detect_tier, selftest
+from course_lib.grading.lms import check_roster_for
 from course_lib.grading.roster import RosterError, read_roster
-from course_lib.grading.submission import Submission, submission_kind
+from course_lib.grading.submission import Submission, moodle_download_root, submission_kind
 
 TIER_TEXT = {
     "root": "пространства имён Linux, отдельный корень (pivot_root), uid без прав",
@@ -196,6 +198,11 @@ def check_paths(paths: list[Path]) -> str | None:
             return f"Нет такой работы: {shown_path(path)}"
         if submission_kind(path) is None:
             return f"{shown_path(path)} — не папка и не zip-архив"
+        if moodle_download_root(path):
+            return (
+                f"{shown_path(path)} — папка выгрузки Moodle с работами всех студентов; проверяйте "
+                f"папки студентов внутри неё: grade \"{shown_path(path)}\"/* --out …"
+            )
     return None
 
 
@@ -221,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.roster is not None:
             roster = read_roster(args.roster)
+            check_roster_for(args.lms, roster)
         read_sheet(args.out.resolve() / "grades.csv")
     except (RosterError, SheetError) as error:
         print(f"Ошибка: {error}", file=sys.stderr)
@@ -253,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     out = args.out.resolve()
     folders = [Path(os.path.abspath(path)) for path in args.submissions]
+    # The bundle ships a working version of every exercise (the notebooks run on it until the
+    # student's passes): a hand-in that is that version is flagged in grades.csv.
+    course_prints = course_version_prints(layout, exercises)
     hide = sorted({str(layout.root), str(out), *(str(folder.parent) for folder in folders)})
     extra = []
     if limits.tier == "uid":  # no private root: file permissions must hide these from the child
@@ -274,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         begun = time.monotonic()
         deadline = begun + limits.submission_seconds
         submission = Submission.open(folders[index], layout)
-        notice = submission.notice
+        # A hand-in that cannot be opened at all (a damaged zip, over a limit) says why once, at the
+        # top of feedback and in grades.csv's details, not only inside every exercise's section.
+        notice = submission.notice or (submission.problem.detail if submission.problem else "")
         graded = []
         read: dict[str, str | None] = {}
         try:
@@ -282,10 +295,13 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     found = submission.read(exercise)
                     read[exercise.name] = found.source
+                    flags = found.flags
+                    if copies_course_version(found.source, exercise, course_prints, args.similarity_threshold):
+                        flags += ("course_version",)
                     graded.append(
                         run_exercise(
                             exercise, found.source, phases[exercise.name], limits, hide,
-                            found.failure, deadline, found.flags,
+                            found.failure, deadline, flags,
                         )
                     )  # fmt: skip
                 except Exception as error:  # a grader bug must not stop the batch
@@ -322,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         bar.close()
     submissions = [result for result in finished if result is not None]
     graded_names = [exercise.name for exercise in exercises]
-    gradebook = removed = None
+    gradebooks, removed = [], []
     with locked(out):
         for submission in submissions:
             state.save(out, submission.name, submission.exercises, sources.get(submission.name, {}))
@@ -340,9 +356,12 @@ def main(argv: list[str] | None = None) -> int:
             settings = ExportSettings(
                 args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale
             )
-            gradebook = export(out, settings, roster)
+            gradebooks = [export(out, settings, roster)]
         else:
-            gradebook, removed = refresh(out)
+            gradebooks = []
+        # Every other gradebook in the folder (a Canvas one next to the Moodle one) follows too.
+        others, removed = refresh(out, skip=args.lms)
+        gradebooks += others
         kept, computed = state.update_similarity(
             out, layout, exercises, {s.name: sources.get(s.name, {}) for s in submissions},
             args.similarity_threshold,
@@ -363,10 +382,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{full_path(out / 'similarity.csv')}: пересчитано строк {computed}, сохранено {kept}.",
         file=sys.stderr,
     )
-    if gradebook is not None:
+    for gradebook in gradebooks:
         print_gradebook(gradebook, gradebook.path.stem.removeprefix("gradebook-"))
-    if removed:
-        print(removed, file=sys.stderr)
+    for message in removed:
+        print(message, file=sys.stderr)
     return 1 if failed_internally else 0
 
 

@@ -2,10 +2,12 @@
 grading output folder (its grades.csv), without grading anything again.
 
 `grade --roster … --lms …` does the same after grading and remembers the settings in
-FOLDER/.state/gradebook.json: a later `grade` into that folder (a regrade, a late submission)
-rewrites the gradebook from the updated grades.csv, so a gradebook never looks fresh while its
-grades are stale. When that is impossible (the roster was moved or changed) the old gradebook is
-removed and the command says how to export again.
+FOLDER/.state/lms/<lms>.json, one file per LMS (a subfolder: `.state/<name>.json` is a submission's,
+and a student may be called "gradebook"): a later `grade` into that folder (a regrade, a late
+submission) rewrites every gradebook there (a Moodle and a Canvas one alike) from the updated
+grades.csv, so a gradebook never looks fresh while its grades are stale. When that is impossible
+(the roster was moved or changed, no settings remembered) that gradebook is removed and the
+command says how to export again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from course_lib.grading.lms import Gradebook, moodle_warning, write_gradebook
 from course_lib.grading.roster import RosterError, read_roster
 from course_lib.grading.safetext import one_line
 
-SETTINGS = Path(".state") / "gradebook.json"
+STATE = Path(".state")
+LEGACY_SETTINGS = STATE / "gradebook.json"  # one LMS only, as written before per-LMS files
+
+
+def settings_path(lms: str) -> Path:
+    return STATE / "lms" / f"{lms}.json"
+
+
 SCALE_WORDS = {"percent": 100.0, "проценты": 100.0, "%": 100.0}
 
 
@@ -73,30 +82,41 @@ def export(out: Path, settings: ExportSettings, roster=None) -> Gradebook:
 
 
 def remember(out: Path, settings: ExportSettings) -> None:
-    path = out / SETTINGS
+    path = out / settings_path(settings.lms)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(asdict(settings), ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def refresh(out: Path) -> tuple[Gradebook | None, str | None]:
-    """After grades.csv changed without --lms: rewrite the remembered gradebook, or remove a
-    gradebook that can no longer be rewritten. (gradebook, message about a removal)."""
-    stored = out / SETTINGS
-    books = sorted(out.glob("gradebook-*.csv"))
-    if not books:
-        return None, None
-    try:
-        settings = ExportSettings(**json.loads(stored.read_text(encoding="utf-8")))
-        return export(out, settings), None
-    except (OSError, ValueError, TypeError, SheetError, RosterError) as error:
-        for book in books:
-            book.unlink()
-        names = ", ".join(full_path(book) for book in books)
-        return None, (
-            f"Журнал {names} удалён: оценки изменились, а пересоздать его не удалось "
-            f"({one_line(str(error))[:300]}). Создайте заново: {command_name('export')} "
-            f"{full_path(out)} --lms … --roster …"
-        )
+def _remembered(out: Path, lms: str) -> ExportSettings:
+    """The settings the gradebook for `lms` was last written with (OSError/ValueError/TypeError)."""
+    path = out / settings_path(lms)
+    if not path.is_file() and (out / LEGACY_SETTINGS).is_file():
+        path = out / LEGACY_SETTINGS
+    settings = ExportSettings(**json.loads(path.read_text(encoding="utf-8")))
+    if settings.lms != lms:
+        raise ValueError(f"настройки журнала {lms} не сохранены")
+    return settings
+
+
+def refresh(out: Path, skip: str | None = None) -> tuple[list[Gradebook], list[str]]:
+    """After grades.csv changed: rewrite every remembered gradebook (but `skip`, just written), or
+    remove one that can no longer be rewritten. (gradebooks, messages about removals)."""
+    written: list[Gradebook] = []
+    removed: list[str] = []
+    for book in sorted(out.glob("gradebook-*.csv")):
+        lms = book.stem.removeprefix("gradebook-")
+        if lms == skip:
+            continue
+        try:
+            written.append(export(out, _remembered(out, lms)))
+        except (OSError, ValueError, TypeError, SheetError, RosterError) as error:
+            book.unlink(missing_ok=True)
+            removed.append(
+                f"Журнал {full_path(book)} удалён: оценки изменились, а пересоздать его не удалось "
+                f"({one_line(str(error))[:300]}). Создайте заново: {command_name('export')} "
+                f"{full_path(out)} --lms {lms} --roster …"
+            )
+    return written, removed
 
 
 def print_gradebook(gradebook: Gradebook, lms: str) -> None:

@@ -21,12 +21,36 @@ from pathlib import Path
 
 from course_lib.grading.catalog import BY_NAME
 from course_lib.grading.gradebook import write_csv_atomic
-from course_lib.grading.roster import Roster, match
+from course_lib.grading.roster import Roster, RosterError, match
+from course_lib.grading.safetext import one_line
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_FIELDS = ("name", "canvas_id", "sis_user_id", "sis_login_id", "section")
 MOODLE_COLUMNS = ("First name", "Last name", "ID number", "Email address")
 MOODLE_DEFAULT_MAXIMUM = 100.0
+# The roster fields each LMS's importer can match a row on: Canvas by its ID, SIS User ID or SIS
+# Login ID; Moodle by e-mail, ID number or username (mapped at import).
+IMPORT_KEYS = {
+    "canvas": ("canvas_id", "sis_user_id", "sis_login_id"),
+    "moodle": ("email", "id_number", "username"),
+}
+_IMPORT_HINT = {
+    "canvas": "ID, SIS User ID или SIS Login ID. Возьмите список из журнала Canvas (Grades → Export)",
+    "moodle": "Email address, ID number или Username («Адрес электронной почты», «Индивидуальный "
+    "номер», «Логин»). Возьмите список участников или журнал оценок из Moodle",
+}
+
+
+def check_roster_for(lms: str, roster: Roster) -> None:
+    """RosterError when no row of the gradebook could be imported: the roster has none of the
+    columns this LMS matches students on (a Moodle roster for a Canvas export, a bare name list)."""
+    if any(key in roster.columns for key in IMPORT_KEYS[lms]):
+        return
+    raise RosterError(
+        f"{one_line(str(roster.path))}: в списке студентов нет столбца, по которому "
+        f"{lms.capitalize()} найдёт студента при импорте, — такой журнал не загрузится. "
+        f"Нужен хотя бы один из столбцов: {_IMPORT_HINT[lms]}."
+    )
 
 
 @dataclass
@@ -61,6 +85,7 @@ def write_gradebook(
     out: Path, lms: str, roster: Roster, grades: list[dict[str, str]], assignment: str,
     assignment_id: str | None, scale: float | None = None,
 ) -> Gradebook:  # fmt: skip
+    check_roster_for(lms, roster)
     total = course_total(grades)
     matching = match(roster, [(row["submission"], row.get("source", "")) for row in grades])
     score_of: dict[int, str] = {}
@@ -74,11 +99,14 @@ def write_gradebook(
         header = [*CANVAS_COLUMNS, column]
         rows = [[*(s.get(k) for k in CANVAS_FIELDS), score_of.get(n, "")] for n, s in enumerate(students)]
     else:
-        header = [*MOODLE_COLUMNS, column]
+        # Username only when the roster has it: Moodle can map it at import ("username").
+        login = ["Username"] if "username" in roster.columns else []
+        header = [*MOODLE_COLUMNS, *login, column]
         rows = [
-            [s.get("first"), s.get("last"), s.get("id_number"), s.get("email"), score_of.get(n, "")]
+            [s.get("first"), s.get("last"), s.get("id_number"), s.get("email"),
+             *([s.get("username")] if login else []), score_of.get(n, "")]
             for n, s in enumerate(students)
-        ]
+        ]  # fmt: skip
     path = out / f"gradebook-{lms}.csv"
     write_csv_atomic(path, header, rows)
     missing = [s.display_name for n, s in enumerate(students) if n not in score_of]

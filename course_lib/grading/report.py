@@ -270,24 +270,26 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
         if concealed:
             got, out_of = exercise.group_score("public")
             points = f"баллы за открытые тесты {_points(got)} из {_points(out_of)}"
-            counts = f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}"
+            counts = f"открытых тестов: {sum(r.passed for r in public)} из {len(public)}"
+            all_counts = f"{len(public)} из {len(public)}"
         else:
             points = f"{_points(exercise.score)} из {_points(exercise.max_score)}"
             counts = (
-                f"открытые тесты: {sum(r.passed for r in public)} из {len(public)}, "
-                f"скрытые: {sum(r.passed for r in hidden)} из {len(hidden)}"
+                f"открытых тестов: {sum(r.passed for r in public)} из {len(public)}, "
+                f"скрытых: {sum(r.passed for r in hidden)} из {len(hidden)}"
             )
+            all_counts = f"открытые — {len(public)} из {len(public)}, скрытые — {len(hidden)} из {len(hidden)}"
         lines += ["", f"## {exercise.exercise.name} — {exercise.exercise.title}: {points}", ""]
         shown_cases = public + hidden
         if exercise.shown_status != "ok":
-            lines.append(f"Состояние: {STATUS_TEXT[exercise.shown_status]}. Пройдено: {counts}.")
+            lines.append(f"Состояние: {STATUS_TEXT[exercise.shown_status]}. Пройдено {counts}.")
             if exercise.message:
                 lines += ["", *_fenced(exercise.message)]
         elif all(r.passed for r in shown_cases):
-            lines.append(f"Все {'открытые ' if concealed else ''}тесты пройдены ({counts}).")
+            lines.append(f"Все {'открытые ' if concealed else ''}тесты пройдены: {all_counts}.")
             continue
         else:
-            lines.append(f"Пройдено: {counts}.")
+            lines.append(f"Пройдено {counts}.")
         not_run = [r for r in public + hidden if r.category == "not_run"]
         failed_public = [r for r in public if not r.passed and r.category != "not_run"]
         failed_hidden = [r for r in hidden if not r.passed and r.category != "not_run"]

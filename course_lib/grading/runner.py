@@ -174,7 +174,8 @@ class _ExerciseRun:
             return Failure("protocol", "процесс с решением прислал повреждённые данные")
         if frame.get("kind") == "syntax":
             line = frame.get("line")
-            where = f" (строка {line})" if type(line) is int else ""
+            named = type(exc.get("line")) is int and exc["line"] > 0  # describe_raise already says it
+            where = f" (строка {line})" if type(line) is int and not named else ""
             return Failure("syntax_error", shown(f"{describe_raise(exc)}{where}"))
         return Failure("import_error", shown(f"при импорте выброшено {describe_raise(exc)}"))
 

@@ -406,6 +406,32 @@ def _course_matches(
     return found
 
 
+def course_version_prints(layout: CourseLayout, exercises: list[Exercise]) -> dict[str, Fingerprint]:
+    """The course's own working version of each exercise (course_lib/course_versions, shipped to
+    students so the notebooks run before an exercise is solved), fingerprinted by exercise name."""
+    folder = layout.root / "course_lib" / "course_versions"
+    prints = {}
+    for exercise in exercises:
+        path = folder / f"{exercise.name}.py"
+        try:
+            printed = fingerprint(path.read_text(encoding="utf-8"), exercise.entry) if path.is_file() else None
+        except OSError:
+            printed = None
+        if printed is not None:
+            prints[exercise.name] = printed
+    return prints
+
+
+def copies_course_version(
+    source: str | None, exercise: Exercise, prints: dict[str, Fingerprint], threshold: float = THRESHOLD
+) -> bool:
+    """True when the hand-in is (nearly) the course's own version of the exercise: it passes every
+    test, so grades.csv flags it for a human (`course_version`) instead of leaving it to similarity.csv."""
+    course = prints.get(exercise.name)
+    printed = fingerprint(source, exercise.entry) if course is not None and source else None
+    return printed is not None and compare(printed, course) >= threshold
+
+
 def write_similarity(path: Path, rows: list[list[str]]) -> None:
     with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
         writer = csv.writer(handle)

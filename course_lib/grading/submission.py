@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from course_lib.grading.archive import read_member
 from course_lib.grading.catalog import EXERCISES, CourseLayout, Exercise
 from course_lib.grading.results import Failure
+from course_lib.grading.roster import MOODLE_FOLDER
 
 MAX_SOURCE_BYTES = 512 * 1024
 MAX_ZIP_BYTES = 50 * 1024 * 1024
@@ -50,15 +51,41 @@ def is_ignored(part: str) -> bool:
     return part in IGNORED_DIRS or part.startswith(".")
 
 
+DAMAGED_ZIP = (
+    "архив работы повреждён или скачан не полностью, его не открыть: соберите handin.zip заново "
+    "(python -m course_lib handin) и сдайте ещё раз"
+)
+
+
 def submission_kind(path: Path) -> str | None:
     """"folder", "zip", "symlink" (refused at grading, reported per exercise) or None (not usable)."""
     if os.path.islink(path):
         return "symlink"
     if path.is_dir():
         return "folder"
-    if path.is_file() and zipfile.is_zipfile(path):
+    # A damaged or truncated .zip (an interrupted download) is still that student's hand-in: it gets
+    # the status «архив повреждён» in the report instead of stopping the whole batch.
+    if path.is_file() and (path.name.lower().endswith(".zip") or zipfile.is_zipfile(path)):
         return "zip"
     return None
+
+
+def moodle_download_root(path: Path, limit: int = 1000) -> bool:
+    """True for the folder Moodle's "download submissions in folders" unzips to: its subfolders are the
+    students' (`Имя Фамилия_1234567_assignsubmission_file_`). Graded as one hand-in it would take
+    every student's files as one student's; the instructor means `grade "Задание 1"/*`."""
+    if os.path.islink(path) or not path.is_dir() or MOODLE_FOLDER.match(Path(os.path.abspath(path)).name):
+        return False
+    try:
+        with os.scandir(path) as entries:
+            for index, entry in enumerate(entries):
+                if index >= limit:
+                    return False
+                if MOODLE_FOLDER.match(entry.name) and entry.is_dir(follow_symlinks=False):
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def decode_source(data: bytes, name: str) -> tuple[str | None, Failure | None]:
@@ -226,7 +253,7 @@ class Submission:
             infos = archive.infolist()
         except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as error:
             handle.close()
-            return cls(path, Failure("missing", f"архив работы повреждён: {type(error).__name__}"))
+            return cls(path, Failure("missing", DAMAGED_ZIP))
         if len(infos) > MAX_ENTRIES:
             archive.close()
             return cls(path, Failure("crash", f"в архиве больше {MAX_ENTRIES} файлов"))

@@ -35,6 +35,7 @@ from course_lib.llm.errors import (
     LLMTimeoutError,
 )
 from course_lib.llm.offline import OFFLINE_BASE_URL, OfflineModel, OfflineTransport
+from course_lib.russian import tokens
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +203,7 @@ class LLMClient:
             return None
         return (
             f"Бюджет входа CHAT_INPUT_TOKEN_BUDGET={input_token_budget} плюс лимит ответа "
-            f"MAX_OUTPUT_TOKENS={self._settings.max_output_tokens} = {needed} токенов, а контекст модели "
+            f"MAX_OUTPUT_TOKENS={self._settings.max_output_tokens} = {tokens(needed)}, а контекст модели "
             f"на сервере — {size}. Длинный разговор не поместится: уменьшите CHAT_INPUT_TOKEN_BUDGET "
             f"(например, до {max(size - self._settings.max_output_tokens - 64, 1)}) или запустите сервер "
             "с большим контекстом (llama.cpp: --ctx-size / --n_ctx)."
@@ -332,7 +333,7 @@ class LLMClient:
             )
         if finish_reason is None:
             size = self._context_size
-            context = f" ({size} токенов)" if size else ""
+            context = f" ({tokens(size)})" if size else ""
             raise LLMStreamInterruptedError(
                 f"Сервер закончил поток после {len(pieces)} фрагментов текста, не сообщив причину завершения: "
                 f"ответ не закончен. Соединение было, так что сеть ни при чём. Частая причина — запрос "
@@ -592,7 +593,7 @@ def _translate(error: openai.APIError, settings: Settings | None = None) -> LLMC
             budget = settings.chat_input_token_budget if settings is not None else None
             return LLMContextOverflowError(
                 "Запрос не поместился в контекст модели на сервере"
-                + (f" ({size} токенов)" if size else "")
+                + (f" ({tokens(size)})" if size else "")
                 + f" (HTTP {error.status_code}). Уменьшите CHAT_INPUT_TOKEN_BUDGET"
                 + (f" (сейчас {budget})" if budget else "")
                 + " или MAX_OUTPUT_TOKENS, либо запустите сервер с большим контекстом. "
@@ -612,7 +613,7 @@ def _translate(error: openai.APIError, settings: Settings | None = None) -> LLMC
             )
         if error.status_code >= 500:
             return LLMServerError(
-                f"Ошибка на стороне провайдера (HTTP {error.status_code}): {detail}. "
+                f"Ошибка на стороне провайдера (HTTP {error.status_code}): {detail.rstrip('.')}. "
                 "Повторите позже; если сервер ваш — загляните в его журнал."
             )
         return LLMBadRequestError(

@@ -110,7 +110,7 @@ class ExerciseWindow:
         room = self.input_token_budget - count_message_tokens(required, count_text)
         if room < 0:
             needed = self.input_token_budget - room
-            raise ChatHistoryError(f"Инструкция, сводка и новое сообщение не помещаются: нужно "
+            raise ChatHistoryError(f"Инструкция и новое сообщение (со сводкой, если она есть) не помещаются: нужно "
                                    f"{tokens(needed)}, бюджет {self.input_token_budget}.")
         try:
             turns = split_into_turns(list(history))

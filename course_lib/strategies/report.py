@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from html import escape
 
 from course_lib.pricing import DEFAULT_PRICES, Price
+from course_lib.russian import tokens
 from course_lib.strategies.runner import TARGET_SHARE, Comparison, StrategyRun
 
 SUMMARY_HEADER = (
@@ -238,7 +239,7 @@ def format_report(comparison: Comparison, *, with_timing: bool = True) -> str:
         f"Сравнение стратегий памяти: «{dialogue.title}»",
         f"Ходов: {comparison.turns}; контрольных фактов: {len(dialogue.facts)}; "
         f"проверок фактов в вопросах-напоминаниях: {checks}.",
-        f"Бюджет окна и порог сводки: {settings.input_token_budget} токенов; "
+        f"Бюджет окна и порог сводки: {tokens(settings.input_token_budget)}; "
         f"число последних сообщений N = {settings.max_messages}; "
         f"свежих сообщений у «Сводка + K сообщений» K = {settings.keep_recent}; "
         f"свежих ходов у «Окно + сводка + K ходов» K = {settings.keep_recent_turns}.",

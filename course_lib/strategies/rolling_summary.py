@@ -152,7 +152,7 @@ class RollingSummaryStrategy(StrategyBase):
             if text != expected:
                 raise StrategyError(
                     "rolling_compress передал суммаризатору не тот текст, что описан в упражнении "
-                    "(старое summary и сжимаемые сообщения): проверьте check(\"rolling_compress\")."
+                    "(старая сводка и сжимаемые сообщения): проверьте check(\"rolling_compress\")."
                 )
             called.append(text)
             previous = unwrap_tag(SUMMARY_TAG, summary["content"]) if summary else None
