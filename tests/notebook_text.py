@@ -58,3 +58,12 @@ def all_output_text(notebook_or_cells, mimes: tuple[str, ...] = TEXT_MIMES) -> s
             data = output.get("data", {})
             parts += [data[mime] if isinstance(data[mime], str) else "".join(data[mime]) for mime in mimes if mime in data]
     return "\n".join(parts)
+
+
+def cell_by_id(cells, cell_id: str):
+    """The cell with this id (notebooks keep stable cell ids, so tests survive inserted cells)."""
+    return next(c for c in cells if c.get("id") == cell_id)
+
+
+def index_of(cells, cell_id: str) -> int:
+    return next(i for i, c in enumerate(cells) if c.get("id") == cell_id)

@@ -73,7 +73,8 @@ def test_syntax_errors_and_missing_files(tmp_path, capsys):
     (tmp_path / "split_into_turns.py").write_text("def split_into_turns(history:\n", encoding="utf-8")
     check("split_into_turns", root=ROOT, folder=tmp_path)
     out = capsys.readouterr().out
-    assert "✘ Синтаксическая ошибка в файле:" in out and "(строка 1)" in out
+    assert "✘ Синтаксическая ошибка в файле:" in out and "(строка 1 вашего файла)" in out
+    assert "(строка 1 вашего файла) (строка 1)" not in out  # the line is named once
     check("select_recent_turns", root=ROOT, folder=tmp_path)
     assert "нет файла select_recent_turns.py" in capsys.readouterr().out
 

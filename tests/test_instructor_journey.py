@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -58,6 +59,11 @@ def test_a_truncated_zip_is_that_students_status_not_a_stop_for_the_batch(tmp_pa
     head = feedback.split("\n## ", 1)[0]
     assert "⚠️ архив работы повреждён или скачан не полностью" in head and "handin" in head
     assert "BadZipFile" not in feedback
+    # Counts read as Russian: «Все открытые тесты пройдены: 5 из 5.», not «(открытые тесты: 5 из 5)».
+    public = len(json.loads((ROOT / "exercises" / "cases" / "commit_turn.json").read_text())["cases"])
+    good_feedback = (out / "ivanov" / "feedback.md").read_text(encoding="utf-8")
+    assert f"Все открытые тесты пройдены: {public} из {public}." in good_feedback
+    assert "Пройдено открытых тестов: 0 из" in feedback and "Пройдено: " not in feedback
 
 
 def test_the_unzipped_moodle_download_itself_is_refused_with_the_right_command(tmp_path, capsys):
@@ -72,6 +78,12 @@ def test_the_unzipped_moodle_download_itself_is_refused_with_the_right_command(t
     # One student's folder from that download is graded as usual.
     student = download / "Анна Смирнова_1234567_assignsubmission_file_"
     assert cli.main([str(student), "--out", str(out), *QUIET]) == 0
+    # Its feedback is addressed to the student by name, not by the output folder's cleaned name.
+    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert folder.name.startswith("Анна_Смирнова_1234567_assignsubmission_file_-")
+    for name in ("feedback.md", "feedback_after_publication.md"):
+        first = (folder / name).read_text(encoding="utf-8").splitlines()[0]
+        assert first == "# Результаты проверки: Анна Смирнова"
 
 
 def test_an_lms_export_needs_a_roster_that_lms_can_match_on(tmp_path, capsys):

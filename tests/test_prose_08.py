@@ -16,7 +16,7 @@ from course_lib.memory import LongTermMemory
 from course_lib.memory.facts import MAX_FACTS_PER_EXTRACTION, MAX_VALUE_CHARS
 from course_lib.memory.store import PREFIX_CHARS
 from course_lib.memory_bench import SCRIPT
-from notebook_text import all_output_text, markdown_text, stream_text
+from notebook_text import all_output_text, cell_by_id, index_of, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "08_long_term_memory"
@@ -30,27 +30,7 @@ def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
-def cell(cells, cell_id: str):
-    return next(c for c in cells if c.get("id") == cell_id)
-
-
-def index(cells, cell_id: str) -> int:
-    return next(i for i, c in enumerate(cells) if c.get("id") == cell_id)
-
-
-def test_no_insider_words_and_one_spelling(cells):
-    text = markdown_text(cells)
-    assert "seed" not in text.lower() and "COURSE_SPEC" not in text
-    for wrong in ("офлайн модель", "оффлайн", "резюме", "горячем пути", "честно"):
-        assert wrong not in text.lower(), wrong
-
-
-def test_markdown_stays_under_the_word_limit(cells):
-    assert len(markdown_text(cells).split()) <= 2500
-
-
-def test_no_machine_dependent_number_in_prose(cells):
-    assert not re.search(r"\d+[.,]\d+\s?(?:с|мс|сек|ms|s)\b", markdown_text(cells))
+cell, index = cell_by_id, index_of
 
 
 def test_outputs_hold_no_temporary_paths_or_random_ids(cells):

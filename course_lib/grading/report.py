@@ -15,9 +15,10 @@ import csv
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from course_lib.grading.results import STATUSES, CaseResult, ExerciseResult
+from course_lib.grading.roster import MOODLE_FOLDER
 from course_lib.grading.safetext import csv_cell, deep_shown, shown
 
 SUBMISSION_STATUS_PRIORITY = ("crash", "memory", "timeout", "syntax_error", "ambiguous", "missing")
@@ -184,6 +185,14 @@ def _exercise_extra(exercise: ExerciseResult, concealed: bool) -> dict:
     }
 
 
+def _student_heading(submission: SubmissionResult) -> str:
+    """The name a student reads at the top of feedback: for Moodle's download folder
+    (`Имя Фамилия_1234567_assignsubmission_file_`) the student's name, not the output folder's
+    cleaned name with its hash; otherwise the submission's name."""
+    moodle = MOODLE_FOLDER.match(PurePath(submission.source.replace("\\", "/").rstrip("/")).name)
+    return shown(moodle.group("name").strip()) if moodle else submission.name
+
+
 def _summary_lines(submission: SubmissionResult, concealed: bool) -> list[str]:
     """The top-level `output` (Markdown)."""
     if concealed:
@@ -259,7 +268,7 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
             "",
             HIDDEN_NOTE,
         ]
-    lines = [f"# Результаты проверки: {submission.name}", "", *head]
+    lines = [f"# Результаты проверки: {_student_heading(submission)}", "", *head]
     if submission.internal_error:
         lines += ["", f"⚠️ {submission.internal_error}"]
     if submission.notice:

@@ -1,0 +1,45 @@
+"""Rules every notebook's prose keeps (issue 18): no words for developers, one spelling per term, a
+length a student reads in one sitting, no machine-dependent numbers, and no paths of the machine
+that ran it in the stored outputs. Notebook-specific sentences live in tests/test_prose_NN.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from notebook_text import all_output_text, markdown_text
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+WORD_LIMIT = 2500
+# Words a student never needs (they name the course's sources as its authors filed them) and
+# spellings the glossary replaced (notebooks/glossary.md).
+INSIDER = ("seed", "course_spec", "issue ")
+NOT_THE_GLOSSARY = ("офлайн модель", "оффлайн", "резюме", "саммари", "горячем пути", "честно", "реплик")
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda path: path.name[:2])
+def cells(request):
+    return nbformat.read(request.param, as_version=4).cells
+
+
+def test_no_insider_words_and_the_glossary_spelling(cells):
+    text = markdown_text(cells).lower()
+    assert not [word for word in INSIDER + NOT_THE_GLOSSARY if word in text]
+
+
+def test_markdown_stays_under_the_word_limit(cells):
+    assert len(markdown_text(cells).split()) <= WORD_LIMIT
+
+
+def test_no_machine_dependent_number_in_prose(cells):
+    # A duration like «3,4 с» measured on one machine; a version («0.3.36 с моделью») is not one.
+    assert not re.search(r"(?<![\d.])\d+[.,]\d+(?![.\d])\s?(?:с|мс|сек|ms|s)\b", markdown_text(cells))
+
+
+def test_outputs_hold_no_paths_of_the_machine_that_ran_them(cells):
+    text = all_output_text(cells)
+    assert "/tmp/" not in text and str(ROOT) not in text and "/root/" not in text
