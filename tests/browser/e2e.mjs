@@ -318,10 +318,12 @@ try {
   const settings = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .course-settings");
   await settings.waitFor({ timeout: 60_000 });
   await settings.locator(".course-settings-provider select").selectOption({ label: "LM Studio" });
-  await page.waitForFunction(
-    () => document.querySelector(".course-settings-base_url input")?.value === "http://localhost:1234/v1");
-  check((await settings.locator(".course-settings-role select").inputValue()) === "system",
-    "the LM Studio preset fills Base URL and the system role");
+  // The preset fills the fields one by one through the kernel: wait for the last one, not the first.
+  const presetFilled = await page.waitForFunction(
+    () => document.querySelector(".course-settings-base_url input")?.value === "http://localhost:1234/v1"
+      && document.querySelector(".course-settings-role select")?.value === "system",
+    null, { timeout: 20_000 }).then(() => true, () => false);
+  check(presetFilled, "the LM Studio preset fills Base URL and the system role");
   const panelReport = settings.locator(".course-settings-report");
   async function press(button, expected) {
     await settings.locator(`button.course-settings-${button}`).click();
