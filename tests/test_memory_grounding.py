@@ -100,3 +100,18 @@ def test_the_schema_lists_the_kinds_pydantic_accepts():
     schema = extraction_response_format()["json_schema"]["schema"]
     kinds = schema["properties"]["facts"]["items"]["properties"]["kind"]["enum"]
     assert set(kinds) == {"name", "order_number", "product", "problem", "phone", "email", "preference"}
+
+
+def test_an_answer_with_words_around_the_object_is_read(monkeypatch):
+    # Seen with Qwen2.5-0.5B on llama.cpp: the object, then a second one or a remark ("Extra data").
+    from course_lib.memory.facts import parse_extraction
+
+    facts = parse_extraction('Вот факты:\n{"facts": [{"kind": "name", "value": "Анна"}]}\n{"facts": []} Готово.')
+    assert [(fact.kind, fact.value) for fact in facts] == [("name", "Анна")]
+
+
+def test_an_answer_with_no_object_is_still_an_error():
+    from course_lib.memory.facts import MemoryExtractionError, parse_extraction
+
+    with pytest.raises(MemoryExtractionError, match="не JSON"):
+        parse_extraction("Клиента зовут Анна.")

@@ -48,7 +48,7 @@ class MemoryExtractor:
 
     def _extract(self, customer_texts: Sequence[str]) -> tuple[LLMResult, list[ExtractedFact]]:
         if not customer_texts:
-            raise MemoryExtractionError("Нет реплик клиента для извлечения фактов.")
+            raise MemoryExtractionError("Нет сообщений клиента для извлечения фактов.")
         request: list[Message] = [
             {"role": "developer", "content": self._instruction},
             {"role": "user", "content": build_memory_source(customer_texts)},

@@ -115,8 +115,11 @@ def parse_extraction(text: str | None) -> list[ExtractedFact]:
     body = text.strip()
     if body.startswith("```"):  # a fenced block is a common, harmless deviation
         body = body.strip("`").removeprefix("json").strip()
+    # Small local models often add a sentence before the object or after it (or the object twice):
+    # the first JSON object is the answer, and pydantic still checks every field of it.
+    start = body.find("{")
     try:
-        data = json.loads(body)
+        data, _ = json.JSONDecoder().raw_decode(body, start if start >= 0 else 0)
     except json.JSONDecodeError as error:
         raise MemoryExtractionError(f"Ответ модели — не JSON: {error.msg}.") from None
     try:
