@@ -125,8 +125,18 @@ def describe(error: BaseException) -> ShortError | None:
             (CHECK_STEP, OFFLINE_STEP),
         )
     if _is_course_error(error):
+        message = _message(error)
+        if re.search(r"ограничени\w* длины|finish_reason=length", message):
+            # The model did answer, but ran into MAX_OUTPUT_TOKENS: small local models often do.
+            return ShortError(
+                f"{type(error).__name__}: {message}",
+                ("Модель не закончила ответ: упёрлась в предел длины ответа (MAX_OUTPUT_TOKENS). "
+                 "Маленькие локальные модели часто не останавливаются сами.",),
+                ("Увеличьте MAX_OUTPUT_TOKENS (панель настроек в ноутбуке 00 или .env) или возьмите модель, "
+                 "которая заканчивает ответ сама.", RESTART_STEP, OFFLINE_STEP),
+            )
         return ShortError(
-            f"{type(error).__name__}: {_message(error)}",
+            f"{type(error).__name__}: {message}",
             (),
             (f"Если ошибка появилась после перезапуска ядра, выполните ячейки выше ({RUN_ABOVE}).",),
         )

@@ -195,7 +195,8 @@ def print_table(results: list[NotebookResult]) -> None:
     for row in rows:
         print(" | ".join(c.ljust(w) for c, w in zip(row, widths)) + " | " + row[-1])
     print(f"Всего ячеек с ошибкой: {sum(len(r.errors) for r in results)} "
-          f"(из них короткое сообщение курса: {sum(r.short_errors for r in results)})")
+          f"(из них короткое сообщение курса: {sum(r.short_errors for r in results)}). "
+          "[N] — номер ячейки в ноутбуке с нуля, текстовые ячейки тоже считаются.")
 
 
 def print_details(results: list[NotebookResult]) -> None:

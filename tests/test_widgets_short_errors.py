@@ -180,3 +180,14 @@ def test_the_default_data_root_is_the_ignored_course_data_folder() -> None:
     assert DATA_ROOT == ROOT / ".course-data"
     assert ".course-data/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert os.path.basename(DATA_ROOT).startswith(".")  # hidden in Lab's file browser
+
+
+def test_a_reply_cut_at_the_length_limit_names_max_output_tokens() -> None:
+    # SmolLM2 on llama.cpp rambles until MAX_OUTPUT_TOKENS: the notebook must say what to change.
+    from course_lib.chat_service import ChatServiceError
+
+    short = notebook_errors.describe(ChatServiceError("Ответ остановлен из-за ограничения длины."))
+    assert short is not None
+    text = "\n".join(short.lines())
+    assert "MAX_OUTPUT_TOKENS" in text and "LLM_BACKEND=offline" in text
+    assert len(short.lines()) <= 15
