@@ -1,7 +1,7 @@
 """`course-lib instructor new-exercise NAME --notebook NN` on a temporary copy of the course: the
 scaffolded exercise passes the course's own checks on the first run (statement, interface, case
-counts and names, points, mutants caught by public and hidden cases, grading, release), and the
-command prints the notebook cells it cannot add itself."""
+counts and names, points, mutants caught by public and hidden cases, grading, release), and its
+practice cells land in the notebook, whose stored outputs then pass nbval."""
 
 from __future__ import annotations
 
@@ -50,8 +50,11 @@ def test_the_command_writes_every_file_and_prints_the_notebook_cells(scaffolded)
         assert str(course / relative) in stdout  # printed in full
     registry = json.loads((course / "course_lib/grading/exercises.json").read_text(encoding="utf-8"))
     assert registry["exercises"][-1]["name"] == NAME and registry["exercises"][-1]["notebook"] == "04"
-    assert f"](../exercises/{NAME}.py)" in stdout and f'check("{NAME}")' in stdout
     assert "INSTRUCTOR.md" in stdout
+    notebook = next((course / "notebooks").glob("04_*.ipynb"))
+    text = notebook.read_text(encoding="utf-8")
+    assert f"](../exercises/{NAME}.py)" in text and f'check(\\"{NAME}\\")' in text
+    assert str(notebook) in stdout
 
 
 def test_a_second_run_or_a_bad_name_changes_nothing(scaffolded):
@@ -65,12 +68,17 @@ def test_a_second_run_or_a_bad_name_changes_nothing(scaffolded):
 
 
 def test_the_course_checks_pass_for_the_scaffolded_exercise(scaffolded):
-    """The rules of tests/test_exercises_statements.py, test_grading_cases.py and
-    test_instructor_exercises.py, run in the copy for the new exercise (the notebook-link rules of
-    test_exercises_in_notebooks.py need the printed cells; the command says so)."""
+    """The rules of tests/test_exercises_statements.py, test_grading_cases.py,
+    test_instructor_exercises.py and test_exercises_in_notebooks.py, run in the copy for the new
+    exercise, and nbval over the notebook that now practises it."""
     course, _ = scaffolded
     result = _run(course, "tests/test_exercises_statements.py", "tests/test_grading_cases.py",
-                  "tests/test_instructor_exercises.py", "-q", "-k", f"{NAME} or registry or points",
+                  "tests/test_instructor_exercises.py", "tests/test_exercises_in_notebooks.py",
+                  "-q", "-k", f"{NAME} or registry or points",
+                  "-p", "no:cacheprovider", module="pytest")  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    notebook = str(next((course / "notebooks").glob("04_*.ipynb")))
+    result = _run(course, notebook, "--nbval", "--nbval-sanitize-with", "notebooks/sanitize.cfg", "-q",
                   "-p", "no:cacheprovider", module="pytest")  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:]
     assert " passed" in result.stdout and NAME in _run(

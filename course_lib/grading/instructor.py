@@ -186,7 +186,7 @@ def _replace_section(text: str, name: str, body: str) -> str:
 
 def _new_exercise(argv: list[str]) -> int:
     from course_lib.grading.invocation import command_name, full_path
-    from course_lib.grading.scaffold import ScaffoldError, new_exercise, notebook_cells
+    from course_lib.grading.scaffold import ScaffoldError, add_practice_cells, new_exercise, notebook_cells
 
     parser = argparse.ArgumentParser(
         prog=command_name("instructor new-exercise"),
@@ -197,10 +197,13 @@ def _new_exercise(argv: list[str]) -> int:
     parser.add_argument("--title", default="Новое упражнение", help="название по-русски для отчётов")
     parser.add_argument("--points", type=float, default=10.0, help="баллы за упражнение")
     parser.add_argument("--course-root", type=Path)
+    parser.add_argument("--no-notebook", action="store_true",
+                        help="не добавлять ячейки практики в ноутбук, только напечатать их")
     args = parser.parse_args(argv)
     layout = CourseLayout(course_root(args.course_root))
     try:
         written = new_exercise(layout, args.name, args.notebook, args.title, args.points)
+        notebook = None if args.no_notebook else add_practice_cells(layout, args.name, args.notebook, args.title)
     except ScaffoldError as error:
         print(f"Ошибка: {error}", file=sys.stderr)
         return 2
@@ -210,10 +213,19 @@ def _new_exercise(argv: list[str]) -> int:
     print(
         "\nШаблон — рабочее упражнение: замените условие, решение, тесты и ошибки-мутанты "
         "(«mutants» в скрытых тестах) своими. Правила, которые проверяют тесты курса, — в "
-        "INSTRUCTOR.md, раздел «Adding an exercise».\n\nНоутбуки не меняются автоматически: "
-        f"добавьте в notebooks/{args.notebook}_*.ipynb две ячейки и перевыполните его "
-        f"(make notebooks).\n\n{notebook_cells(args.name, args.title)}"
+        "INSTRUCTOR.md, раздел «Adding an exercise»."
     )
+    if notebook is None:
+        print(f"\nДобавьте в notebooks/{args.notebook}_*.ipynb две ячейки и перевыполните его "
+              f"(make notebooks).\n\n{notebook_cells(args.name, args.title)}")
+    else:
+        from course_lib.notebook_tools import main as run_notebooks
+
+        print(f"\nВ ноутбук {full_path(notebook)} добавлены ссылка на упражнение и ячейка check(); "
+              "перевыполняю его, чтобы сохранённые выводы совпадали:")
+        if run_notebooks([notebook.name]) != 0:
+            print("Ноутбук не выполнился: выполните make notebooks и посмотрите ошибку.", file=sys.stderr)
+            return 1
     print(
         "Проверить упражнение: .venv/bin/python -m pytest tests/test_exercises_statements.py "
         f"tests/test_grading_cases.py tests/test_instructor_exercises.py -q -k {args.name}"

@@ -7,15 +7,16 @@ guessing the rules:
 * `exercises/NAME.py` — the stub: the statement in its docstring («Упражнение «NAME»», sections
   «Требования» and «Пример», `check("NAME")`), every function body `raise NotImplementedError`;
 * `solutions/NAME.py` — the reference, with the stub's signature, importing nothing from the course;
-* `exercises/cases/NAME.json` — 4 public cases (3–6 allowed), the first named «пример из условия…»,
+* `exercises/cases/NAME.json` — 4 public cases (3–10 allowed), the first named «пример из условия…»,
   both returned values and exceptions;
 * `grading/hidden/NAME.json` — 10 hidden cases (at least 10), each with a hint, plus `mutants`:
   typical mistakes (a text replacement in the reference) that must fail a public and a hidden case;
 * one line in `course_lib/grading/exercises.json`.
 
-The notebook is not edited (notebooks are stored with their outputs): the command prints the two
-cells to add to the notebook's practice section — a Markdown link to `../exercises/NAME.py` and a
-code cell with `check("NAME")` — which the tests of the notebook link then find.
+The notebook gets its practice cells (`add_practice_cells`): a Markdown link to `../exercises/NAME.py`
+and a code cell with `check("NAME")`, right after the notebook's last `check(...)` cell; the command
+then re-executes that notebook so its stored outputs (what nbval compares) include the new cell.
+`--no-notebook` leaves the notebook alone and prints the two cells instead.
 """
 
 from __future__ import annotations
@@ -156,6 +157,34 @@ def new_exercise(layout: CourseLayout, name: str, notebook: str, title: str, poi
              "notebook": notebook, "points": float(points)}  # fmt: skip
     _registry_add(registry, entry)
     return [*targets, registry]
+
+
+def practice_markdown(name: str, title: str) -> str:
+    return (f"### Упражнение: {title}\n\n"
+            f"Откройте [exercises/{name}.py](../exercises/{name}.py): условие — в начале файла. "
+            "Замените `raise NotImplementedError` решением, сохраните файл и запустите проверку ниже.")
+
+
+def practice_code(name: str) -> str:
+    return f'from course_lib.exercises import check\n\ncheck("{name}")'
+
+
+def add_practice_cells(layout: CourseLayout, name: str, notebook: str, title: str) -> Path:
+    """Insert the link and the check() cell after the notebook's last check() cell; return its path."""
+    import nbformat
+
+    path = _notebook(layout, notebook)
+    document = nbformat.read(path, as_version=4)
+    cells = document.cells
+    checks = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and "check(" in cell.source]
+    at = checks[-1] + 1 if checks else len(cells)
+    new = [nbformat.v4.new_markdown_cell(practice_markdown(name, title)),
+           nbformat.v4.new_code_cell(practice_code(name))]  # fmt: skip
+    for offset, cell in enumerate(new):
+        cell["id"] = f"practice-{name}-{offset}"
+    cells[at:at] = new
+    nbformat.write(document, path)
+    return path
 
 
 def notebook_cells(name: str, title: str) -> str:
