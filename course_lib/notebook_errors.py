@@ -135,6 +135,13 @@ def describe(error: BaseException) -> ShortError | None:
                 ("Увеличьте MAX_OUTPUT_TOKENS (панель настроек в ноутбуке 00 или .env) или возьмите модель, "
                  "которая заканчивает ответ сама.", RESTART_STEP, OFFLINE_STEP),
             )
+        if type(error).__name__ == "MemoryExtractionError":
+            return ShortError(
+                f"{type(error).__name__}: {message}",
+                ("Модель не вернула факты в нужном виде (JSON по схеме). Маленькие локальные модели "
+                 "часто не умеют этого; память чата без фактов продолжает работать.",),
+                ("Для этого ноутбука возьмите модель покрупнее или офлайн-модель.", OFFLINE_STEP),
+            )
         return ShortError(
             f"{type(error).__name__}: {message}",
             (),

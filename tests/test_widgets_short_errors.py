@@ -191,3 +191,12 @@ def test_a_reply_cut_at_the_length_limit_names_max_output_tokens() -> None:
     text = "\n".join(short.lines())
     assert "MAX_OUTPUT_TOKENS" in text and "LLM_BACKEND=offline" in text
     assert len(short.lines()) <= 15
+
+
+def test_an_extraction_a_small_model_cannot_do_says_what_to_do() -> None:
+    from course_lib.memory.facts import MemoryExtractionError
+
+    short = notebook_errors.describe(MemoryExtractionError("Ответ модели — не JSON: Expecting value."))
+    assert short is not None
+    text = "\n".join(short.lines())
+    assert "JSON" in text and "LLM_BACKEND=offline" in text and len(short.lines()) <= 15
