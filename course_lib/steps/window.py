@@ -33,6 +33,7 @@ from course_lib.russian import tokens
 from course_lib.steps.common import ChatServiceError, validate_reply
 from course_lib.steps.sessions import SessionChatService, SessionReply, normalize_session_id
 from course_lib.steps.single_history import CHAT_PROMPT
+from course_lib.token_calibration import demo_budget as calibrated_demo_budget
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter
 from course_lib.your_code import your_code
 
@@ -64,10 +65,8 @@ def demo_budget(llm_client: LLMClient, token_counter: TokenCounter, instruction:
     the budget grows by the same ratio, so the instruction does not eat it and not every turn
     compresses.
     """
-    estimate = token_counter.count_messages([instruction])
-    measured = llm_client.measure_prompt_tokens([instruction]) if llm_client.needs_token_probe else None
-    scale = max(1.0, measured / estimate) if measured else 1.0
-    return round(offline_budget * scale)
+    # One home for the scaling: course_lib.token_calibration (token_counter stays for the signature).
+    return calibrated_demo_budget(llm_client, offline_budget, instruction["content"])
 
 
 def turns_that_fit(turn_costs: list[int], room: int) -> int:
