@@ -115,3 +115,13 @@ def test_an_answer_with_no_object_is_still_an_error():
 
     with pytest.raises(MemoryExtractionError, match="не JSON"):
         parse_extraction("Клиента зовут Анна.")
+
+
+def test_a_pronoun_taken_for_a_name_is_rejected():
+    # SmolLM2 on llama.cpp: «Меня зовут Вера.» → name = «меня» (the word is in the text, it names nobody).
+    from course_lib.memory.facts import ExtractedFact, screen_facts
+
+    screened = screen_facts([ExtractedFact(kind="name", value="меня"), ExtractedFact(kind="name", value="Вера")],
+                            "Меня зовут Вера.")
+    assert [fact.value for fact in screened.stated] == ["Вера"]
+    assert [r.fact.value for r in screened.rejected] == ["меня"] and "не имя" in screened.rejected[0].reason

@@ -299,3 +299,16 @@ def test_real_server_check_passes_against_the_standin():
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "Готово: все проверки прошли." in done.stdout
     assert "запросов сверх бюджета после первого: 0" in done.stdout
+
+
+def test_llama_cpp_python_gets_the_schema_as_json_object(tmp_path):
+    # llama-cpp-python 0.3.36 answers "json_schema" with a 500 and takes {"type": "json_object", "schema": …}.
+    with LlamaCppStandIn(json_object_only=True) as server, memory_app(server, tmp_path) as app:
+        app.chat_service.reply("a", "Меня зовут Анна.", user_id="anna")
+        app.chat_service.reply("a", "Заказ 7718.", user_id="anna")
+        assert {f.kind for f in app.chat_service.memory.facts("anna")} == {"name", "order_number"}
+        bodies = [p for p, _ in server.counted if "memory_source" in json.dumps(p, ensure_ascii=False)]
+    formats = [body.get("response_format", {}) for body in bodies]
+    assert formats and all(f.get("type") == "json_object" and f.get("schema") for f in formats)
+    asked = [p.get("response_format", {}).get("type") for p in server.requests if "memory_source" in json.dumps(p, ensure_ascii=False)]
+    assert asked.count("json_schema") == 1  # refused once, then the learned form every time

@@ -114,7 +114,7 @@ class LLMClient:
                 timeout=settings.timeout_seconds,
             )
         # Learned from the server as the session goes: None = not known (yet).
-        self._structured_output: bool | None = None
+        self._structured_output: bool | str | None = None  # True, "json_object", False: what the server took
         self._context_size: int | None = None
         self._context_size_asked = False
         self._lock = threading.Lock()
@@ -152,7 +152,7 @@ class LLMClient:
         options = _Options(
             model or self._settings.model,
             on_delta,
-            response_format if self._structured_output is not False else None,
+            self._learned_format(response_format),
             max_output_tokens or self._settings.max_output_tokens,
         )
         try:
@@ -246,16 +246,30 @@ class LLMClient:
                         "и документацию сервера."
                     ) from error
                 if options.response_format is not None and _rejects_response_format(error):
+                    fallback = _json_object_form(options.response_format)
+                    if fallback is not None:  # llama-cpp-python's form of a schema
+                        logger.warning("%s не принимает json_schema; просим json_object со схемой.", self._server_label())
+                        self._structured_output = "json_object"
+                        options = options.with_response_format(fallback)
+                        continue
                     logger.warning("%s не поддерживает response_format; просим JSON без схемы.", self._server_label())
                     self._structured_output = False
                     options = options.without_response_format()
                     continue
                 raise
             self._instruction_role = role  # learned: no more rejected requests
-            if options.response_format is not None:
+            if options.response_format is not None and self._structured_output is None:
                 self._structured_output = True
             return result
         raise LLMBadRequestError("Сервер отклонил запрос и после повторов без роли developer и без JSON-схемы.")
+
+    def _learned_format(self, response_format: ResponseFormat | None) -> ResponseFormat | None:
+        """The structured-output form this server took last time (asking again costs a request)."""
+        if response_format is None or self._structured_output is False:
+            return None if self._structured_output is False else response_format
+        if self._structured_output == "json_object":
+            return _json_object_form(response_format) or response_format
+        return response_format
 
     def _complete(
         self,
@@ -385,7 +399,19 @@ class _Options:
     max_output_tokens: int
 
     def without_response_format(self) -> _Options:
-        return _Options(self.model, self.on_delta, None, self.max_output_tokens)
+        return self.with_response_format(None)
+
+    def with_response_format(self, response_format: ResponseFormat | None) -> _Options:
+        return _Options(self.model, self.on_delta, response_format, self.max_output_tokens)
+
+
+def _json_object_form(response_format: ResponseFormat) -> ResponseFormat | None:
+    """{"type": "json_object", "schema": …}: how llama-cpp-python takes a schema (it refuses
+    "json_schema"); None when `response_format` is not a json_schema request."""
+    if response_format.get("type") != "json_schema":
+        return None
+    schema = (response_format.get("json_schema") or {}).get("schema")
+    return {"type": "json_object", "schema": schema} if schema is not None else None
 
 
 def _completion_result(completion: Any) -> LLMResult:

@@ -63,8 +63,10 @@ class ExtractionResult(BaseModel):
 def extraction_response_format() -> dict:
     """The provider's structured output for the extraction: `response_format` with a JSON schema.
 
-    Servers that support it (OpenAI, llama.cpp, llama-cpp-python) constrain the answer to this
-    shape; pydantic still checks it, and servers that refuse it get the plain request.
+    Servers that support it (OpenAI, llama.cpp's own server) constrain the answer to this shape;
+    llama-cpp-python refuses "json_schema" and gets the same schema as {"type": "json_object",
+    "schema": …} (LLMClient learns which form the server takes); a server that refuses both gets the
+    plain request. pydantic checks the answer either way.
     """
     return {
         "type": "json_schema",
@@ -223,6 +225,19 @@ def is_question(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_QUESTION_START.search(" ".join(normalize_words(sentence))))
 
 
+# Words a small model takes for a name («Меня зовут Вера» → name = «меня»): present in the
+# customer's text, so grounding alone lets them through, but they name nobody.
+NOT_A_NAME = frozenset({
+    "я", "меня", "мне", "мной", "мое", "моё", "мой", "моя", "мою", "зовут", "имя", "это", "вы", "вас", "вам",
+    "клиент", "клиента", "клиентка", "пользователь", "покупатель", "здравствуйте", "привет", "спасибо",
+})
+
+
+def _names_nobody(fact: ExtractedFact) -> bool:
+    words = [word.casefold() for word in re.findall(r"\w+", fact.value)]
+    return fact.kind == "name" and (not words or all(word in NOT_A_NAME for word in words))
+
+
 def screen_facts(facts: list[ExtractedFact], customer_text: str) -> ScreenedFacts:
     """Sort the model's facts by what the customer's own words of the turn say about them."""
     sentences = [s.strip() for s in _SENTENCE.findall(customer_text) if s.strip()]
@@ -234,7 +249,9 @@ def screen_facts(facts: list[ExtractedFact], customer_text: str) -> ScreenedFact
         if not sources and is_grounded(fact, customer_text):
             sources = [customer_text]  # a value spread over two sentences
         statements = [s for s in sources if not is_command(s)]
-        if not sources:
+        if _names_nobody(fact):
+            rejected.append(RejectedFact(fact, "это не имя, а служебное слово из фразы клиента"))
+        elif not sources:
             rejected.append(RejectedFact(fact, "клиент этого не говорил"))
         elif not statements or is_command(fact.value):
             rejected.append(RejectedFact(fact, "это просьба или команда ассистенту, а не факт о клиенте"))

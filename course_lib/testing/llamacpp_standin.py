@@ -61,12 +61,16 @@ class LlamaCppStandIn:
         report_props: bool = True,
         invent_facts: bool = True,
         json_schema: bool = True,
+        json_object_only: bool = False,
     ) -> None:
         self.n_ctx = n_ctx
         self.model_name = model_name
         self.report_props = report_props
         self.invent_facts = invent_facts
         self.json_schema = json_schema
+        # llama-cpp-python 0.3.36: response_format "json_schema" is a 500 («Input should be 'text' or
+        # 'json_object'»); {"type": "json_object", "schema": …} is accepted and constrains the answer.
+        self.json_object_only = json_object_only
         self.brain = OfflineModel(model_name=model_name, accepted_instruction_roles=frozenset({"system"}),
                                   prompt_cache=False)
         self.requests: deque[dict[str, Any]] = deque(maxlen=200)
@@ -142,6 +146,10 @@ class LlamaCppStandIn:
                 self.requests.append(payload)
         if isinstance(payload, dict) and payload.get("response_format") is not None and not self.json_schema:
             return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}}
+        kind = payload.get("response_format", {}).get("type") if isinstance(payload, dict) else None
+        if self.json_object_only and kind not in (None, "text", "json_object"):
+            return 500, {"error": {"message": "1 validation error: ('body', 'response_format', 'type'): "
+                                              "Input should be 'text' or 'json_object'", "type": "internal_server_error"}}
         if isinstance(payload, dict):  # the brain writes the whole reply; streaming is ours
             plain = {k: v for k, v in payload.items() if k not in ("stream", "stream_options")}
             body = json.dumps(plain, ensure_ascii=False).encode("utf-8")
