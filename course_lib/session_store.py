@@ -286,11 +286,7 @@ class SQLiteSessionStore(SessionStore):
             row = connection.execute(
                 "SELECT version, owner FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
-            current = row[0] if row else 0
-            if row is not None:
-                check_owner(session_id, row[1], owner)
-            if current != expected_version:
-                raise SessionConflictError(_conflict_text(session_id))
+            current = checked_version(session_id, row, owner, expected_version)
             if row is None:
                 connection.execute(
                     "INSERT INTO sessions (session_id, owner, summary, version, last_used) VALUES (?, ?, ?, 1, ?)",
@@ -451,6 +447,19 @@ def _process_alive(pid: int) -> bool:
     except PermissionError:
         return True  # exists, belongs to someone else
     return True
+
+
+def checked_version(
+    session_id: str, row: Sequence | None, caller: str | None, expected_version: int
+) -> int:
+    """The stored version from a `(version, owner)` row read in the commit's transaction (0 for a
+    new session), after refusing another user's session and a session changed since it was read."""
+    current = row[0] if row else 0
+    if row is not None:
+        check_owner(session_id, row[1], caller)
+    if current != expected_version:
+        raise SessionConflictError(_conflict_text(session_id))
+    return current
 
 
 def _conflict_text(session_id: str) -> str:

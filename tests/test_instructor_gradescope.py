@@ -24,34 +24,11 @@ import pytest
 from course_lib.grading import autograder
 from course_lib.grading.catalog import EXERCISES, TOTAL_POINTS
 
+from container_sim import CONTAINER
+
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_PYTHON = "/usr/bin/python3"
 
-# Root without CAP_SYS_ADMIN, and namespaces refused by seccomp: what Docker's defaults give.
-DOCKER_LIKE = r'''
-import ctypes, os, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
-CAP_SYS_ADMIN = 21
-assert libc.prctl(24, CAP_SYS_ADMIN, 0, 0, 0) == 0  # PR_CAPBSET_DROP
-class H(ctypes.Structure): _fields_ = [("v", ctypes.c_uint32), ("pid", ctypes.c_int)]
-class D(ctypes.Structure): _fields_ = [("e", ctypes.c_uint32), ("p", ctypes.c_uint32), ("i", ctypes.c_uint32)]
-h = H(0x20080522, 0); d = (D * 2)()
-assert libc.capget(ctypes.byref(h), ctypes.byref(d)) == 0
-for f in ("e", "p", "i"):
-    setattr(d[0], f, getattr(d[0], f) & ~(1 << CAP_SYS_ADMIN))
-assert libc.capset(ctypes.byref(h), ctypes.byref(d)) == 0
-ALLOW, EPERM, ENOSYS = 0x7FFF0000, 0x00050001, 0x00050026
-prog = [(0x20, 0, 0, 4), (0x15, 1, 0, 0xC000003E), (0x06, 0, 0, ALLOW), (0x20, 0, 0, 0),
-        (0x15, 0, 1, 272), (0x06, 0, 0, EPERM), (0x15, 0, 1, 308), (0x06, 0, 0, EPERM),
-        (0x15, 0, 1, 435), (0x06, 0, 0, ENOSYS), (0x15, 0, 3, 56), (0x20, 0, 0, 16),
-        (0x45, 0, 1, 0x10000000), (0x06, 0, 0, EPERM), (0x06, 0, 0, ALLOW)]
-raw = b"".join(struct.pack("<HBBI", *i) for i in prog)
-buf = ctypes.create_string_buffer(raw, len(raw))
-class P(ctypes.Structure): _fields_ = [("len", ctypes.c_ushort), ("f", ctypes.c_void_p)]
-assert libc.prctl(38, 1, 0, 0, 0) == 0
-assert libc.prctl(22, 2, ctypes.byref(P(len(prog), ctypes.addressof(buf))), 0, 0) == 0
-os.execvp(sys.argv[1], sys.argv[1:])
-'''
 
 SNOOP = r'''
 import os
@@ -132,10 +109,10 @@ def _run(tmp_path: Path, zip_path: Path, files: dict[str, str], docker_like: boo
     for name, text in files.items():
         (tree / "submission" / "hw" / name).write_text(text, encoding="utf-8")
     wrapper = tmp_path / "docker_like.py"
-    wrapper.write_text(DOCKER_LIKE)
+    wrapper.write_text(CONTAINER)
     run = "/autograder/run_autograder"
     if docker_like:
-        run = f"{SYSTEM_PYTHON} {wrapper} {run}"
+        run = f"{SYSTEM_PYTHON} {wrapper} landlock {run}"
     script = (
         f"mount --bind {tree} /autograder && env -i PATH=/usr/bin:/bin bash /autograder/source/setup.sh >/dev/null && "
         f"exec env -i PATH=/usr/bin:/bin {run}"
@@ -201,11 +178,11 @@ def test_uid_tier_refuses_when_the_course_is_readable(tmp_path):
     if not readable_by_others(ROOT):
         pytest.skip("the course folder is not readable by other users here (e.g. a 0700 parent)")
     wrapper = tmp_path / "docker_like.py"
-    wrapper.write_text(DOCKER_LIKE)
+    wrapper.write_text(CONTAINER)
     sub = tmp_path / "sub"
     sub.mkdir()
     result = subprocess.run(
-        [SYSTEM_PYTHON, str(wrapper), SYSTEM_PYTHON, "-P", "-m", "course_lib", "grade", str(sub),
+        [SYSTEM_PYTHON, str(wrapper), "landlock", SYSTEM_PYTHON, "-P", "-m", "course_lib", "grade", str(sub),
          "--out", str(tmp_path / "out"), "--exercise", "commit_turn"],
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, cwd=tmp_path,
         capture_output=True, text=True, timeout=120,

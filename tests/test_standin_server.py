@@ -85,7 +85,7 @@ def test_the_first_request_is_measured_and_later_plain_calls_use_their_usage(sta
 
 def test_api_openai_com_and_the_offline_model_are_never_probed(offline_settings):
     assert not LLMClient(offline_settings).needs_token_probe
-    official = Settings(_env_file=None, llm_backend="openai", openai_api_key="sk-test")
+    official = Settings(_env_file=None, llm_backend="openai", openai_api_key="fake-test-key")
     assert not LLMClient(official).needs_token_probe
 
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import http.server
-import json
 import stat
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,52 +12,22 @@ import pytest
 
 from course_lib.env_file import EnvFileError, read_env, update_env_file, validate
 from course_lib.model_connection import check_connection
+from course_lib.testing.fake_openai import FakeOpenAI
 from course_lib.widgets.settings import SettingsController, configure_model_in_text, show_settings_panel
 
-KEY = "sk-test-SECRET-0123456789"
+KEY = "fake-test-key-SECRET-0123456789"
 UNREACHABLE = "http://127.0.0.1:9/v1"
 
 
-class _Model(http.server.BaseHTTPRequestHandler):
-    mode = "ok"
-    calls: list[dict] = []
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        _Model.calls.append({"auth": self.headers.get("Authorization"), "body": body})
-        if _Model.mode == "auth":
-            status, reply = 401, {"error": {"message": "bad key", "type": "invalid_request_error"}}
-        elif _Model.mode == "no-model":
-            status, reply = 404, {"error": {"message": "model not found"}}
-        elif _Model.mode == "system-only" and body["messages"][0]["role"] == "developer":
-            status, reply = 500, {"error": {"message": "Input should be 'system' for role developer"}}
-        else:
-            status, reply = 200, {
-                "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "готово"}}],
-                "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
-            }
-        data = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
 
 
 @pytest.fixture
-def model_url() -> Iterator[str]:
-    _Model.mode, _Model.calls = "ok", []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+def model_url(fake: FakeOpenAI) -> str:
+    return fake.base_url
 
 
 def controller(tmp_path: Path, preset: str = "lmstudio", url: str = UNREACHABLE, key: str = KEY) -> SettingsController:
@@ -105,8 +72,8 @@ def test_a_saved_key_is_kept_when_the_field_is_left_empty_and_never_read_back(tm
     ("OPENAI_MODEL", "two words"),
     ("OPENAI_BASE_URL", "ftp://host/v1"),
     ("OPENAI_BASE_URL", "localhost:11434"),
-    ("OPENAI_API_KEY", 'sk-"quoted"'),
-    ("OPENAI_API_KEY", "sk-abc #comment"),
+    ("OPENAI_API_KEY", 'fakekey-"quoted"'),
+    ("OPENAI_API_KEY", "fakekey-abc #comment"),
     ("LLM_INSTRUCTION_ROLE", "admin"),
     ("LLM_BACKEND", "cloud"),
     ("APP_ENV", "x"),
@@ -116,7 +83,7 @@ def test_hostile_values_are_refused_and_nothing_changes(tmp_path: Path, field: s
     env.write_text("OPENAI_MODEL=kept\n", encoding="utf-8")
     with pytest.raises(EnvFileError) as error:
         update_env_file(env, {field: value})
-    assert "sk-" not in str(error.value)  # the key's value is never echoed
+    assert "fakekey-" not in str(error.value)  # the key's value is never echoed
     assert env.read_text(encoding="utf-8") == "OPENAI_MODEL=kept\n"
     assert [p.name for p in tmp_path.iterdir()] == [".env"]  # no temporary file left behind
 
@@ -139,13 +106,13 @@ def test_offline_preset_writes_only_the_backend(tmp_path: Path) -> None:
 
 
 def test_environment_overrides_are_named_without_the_key(tmp_path: Path) -> None:
-    c = SettingsController(tmp_path / ".env", environ={"LLM_BACKEND": "offline", "OPENAI_API_KEY": "sk-env-secret",
+    c = SettingsController(tmp_path / ".env", environ={"LLM_BACKEND": "offline", "OPENAI_API_KEY": "fake-env-key-secret",
                                                        "COURSE_DOTENV": "0"})
     c.choose("lmstudio")
     c.base_url, c.model, c.key = UNREACHABLE, "m", KEY
     text = str(c.save())
     assert "LLM_BACKEND=offline" in text and "COURSE_DOTENV=0" in text and "OPENAI_API_KEY(задан)" in text
-    assert "sk-env-secret" not in text and KEY not in text
+    assert "fake-env-key-secret" not in text and KEY not in text
 
 
 def test_validate_strips_and_accepts_the_presets() -> None:
@@ -155,11 +122,11 @@ def test_validate_strips_and_accepts_the_presets() -> None:
 
 # --- the connection check ----------------------------------------------------------------------
 
-def test_check_makes_one_real_call_with_the_panel_values(tmp_path: Path, model_url: str) -> None:
+def test_check_makes_one_real_call_with_the_panel_values(tmp_path: Path, fake: FakeOpenAI, model_url: str) -> None:
     report = controller(tmp_path, url=model_url).check()
     assert report.ok and "готово" in str(report) and KEY not in str(report)
-    assert len(_Model.calls) == 1
-    call = _Model.calls[0]
+    assert len(fake.calls) == 1
+    call = fake.calls[0]
     assert call["auth"] == f"Bearer {KEY}" and call["body"]["model"] == "fake-model"
     assert call["body"]["messages"][0]["role"] == "system" and call["body"]["max_tokens"] <= 16
     assert not (tmp_path / ".env").exists()  # checking saves nothing
@@ -169,14 +136,14 @@ def test_check_makes_one_real_call_with_the_panel_values(tmp_path: Path, model_u
     ("auth", "Ключ не принят"),
     ("no-model", "не знает модель «fake-model»"),
 ])
-def test_check_says_what_to_change(tmp_path: Path, model_url: str, mode: str, expected: str) -> None:
-    _Model.mode = mode
+def test_check_says_what_to_change(tmp_path: Path, fake: FakeOpenAI, model_url: str, mode: str, expected: str) -> None:
+    fake.mode = mode
     report = controller(tmp_path, url=model_url).check()
     assert not report.ok and expected in str(report) and KEY not in str(report)
 
 
-def test_check_suggests_the_system_role_when_the_server_refuses_developer(tmp_path: Path, model_url: str) -> None:
-    _Model.mode = "system-only"
+def test_check_suggests_the_system_role_when_the_server_refuses_developer(tmp_path: Path, fake: FakeOpenAI, model_url: str) -> None:
+    fake.mode = "system-only"
     c = controller(tmp_path, url=model_url)
     c.instruction_role = "developer"
     report = c.check()
@@ -195,10 +162,10 @@ def test_offline_needs_no_check(tmp_path: Path) -> None:
     assert c.check().ok and "проверять нечего" in str(c.check())
 
 
-def test_check_connection_never_mentions_the_key(model_url: str) -> None:
+def test_check_connection_never_mentions_the_key(fake: FakeOpenAI, model_url: str) -> None:
     from course_lib.config import Settings
 
-    _Model.mode = "auth"
+    fake.mode = "auth"
     settings = Settings(_env_file=None, llm_backend="openai", openai_api_key=KEY, openai_base_url=model_url)
     assert KEY not in str(check_connection(settings))
 

@@ -100,11 +100,11 @@ def test_the_handler_shows_html_with_the_traceback_collapsed(monkeypatch: pytest
 
 
 def test_the_key_never_reaches_the_short_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-show-1234")
+    monkeypatch.setenv("OPENAI_API_KEY", "fake-key-should-not-show-1234")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("COURSE_DOTENV", "0")
     text = notebook_errors.render_text(notebook_errors.describe(LLMConnectionError("нет связи")))
-    assert "127.0.0.1:9" in text and "sk-should-not-show" not in text
+    assert "127.0.0.1:9" in text and "fake-key-should-not-show" not in text
 
 
 def test_setup_notebook_is_silent_outside_ipython() -> None:

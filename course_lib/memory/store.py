@@ -85,6 +85,35 @@ class MemoryUpdate:
     unchanged: tuple[MemoryFact, ...] = ()
 
 
+class UpdateLog:
+    """The decision every store makes per new fact, and the `MemoryUpdate` it adds up to.
+
+    `decide()` returns the row to insert, or None when the active value of that kind is the same
+    (case aside); the store then deactivates `current` (when there is one) and inserts the row.
+    """
+
+    def __init__(self, user_id: str, *, session_id: str, turn: int, now: float) -> None:
+        self._row = (user_id, session_id, turn, now)
+        self.added: list[MemoryFact] = []
+        self.replaced: list[tuple[MemoryFact, MemoryFact]] = []
+        self.unchanged: list[MemoryFact] = []
+
+    def decide(self, current: MemoryFact | None, fact: ExtractedFact) -> MemoryFact | None:
+        if current is not None and current.value.casefold() == fact.value.casefold():
+            self.unchanged.append(current)
+            return None
+        user_id, session_id, turn, now = self._row
+        new = MemoryFact(user_id, fact.kind, fact.value, session_id, turn, now)
+        if current is not None:
+            self.replaced.append((_inactive(current), new))
+        else:
+            self.added.append(new)
+        return new
+
+    def update(self) -> MemoryUpdate:
+        return MemoryUpdate(tuple(self.added), tuple(self.replaced), tuple(self.unchanged))
+
+
 class MemoryStoreError(RuntimeError):
     """A memory store failed (a database error); the message says why, in Russian."""
 
@@ -153,30 +182,23 @@ class MemoryStore(LongTermStore):
         turn: int,
         now: float,
     ) -> MemoryUpdate:
-        added: list[MemoryFact] = []
-        replaced: list[tuple[MemoryFact, MemoryFact]] = []
-        unchanged: list[MemoryFact] = []
+        log = UpdateLog(user_id, session_id=session_id, turn=turn, now=now)
         with self._transaction() as connection:
             for fact in facts:
                 current = self._active_fact(connection, user_id, fact.kind)
-                if current is not None and current.value.casefold() == fact.value.casefold():
-                    unchanged.append(current)
+                if log.decide(current, fact) is None:
                     continue
-                new = MemoryFact(user_id, fact.kind, fact.value, session_id, turn, now)
                 if current is not None:
                     connection.execute(
                         "UPDATE user_facts SET active = 0 WHERE user_id = ? AND kind = ? AND active = 1",
                         (user_id, fact.kind),
                     )
-                    replaced.append((_inactive(current), new))
-                else:
-                    added.append(new)
                 connection.execute(
                     "INSERT INTO user_facts (user_id, kind, value, session_id, turn, created_at, active) "
                     "VALUES (?, ?, ?, ?, ?, ?, 1)",
                     (user_id, fact.kind, fact.value, session_id, turn, now),
                 )
-        return MemoryUpdate(tuple(added), tuple(replaced), tuple(unchanged))
+        return log.update()
 
     def active_facts(self, user_id: str) -> list[MemoryFact]:
         """The values in use: the newest of each kind."""

@@ -25,6 +25,7 @@ from course_lib.memory.store import (
     LongTermStore,
     MemoryStoreError,
     MemoryUpdate,
+    UpdateLog,
     search_words,
 )
 from course_lib.postgres.database import USER_LOCKS, DatabaseError, PostgresDatabase
@@ -82,9 +83,7 @@ class PostgresMemoryStore(LongTermStore):
     def remember(
         self, user_id: str, facts: Iterable[ExtractedFact], *, session_id: str, turn: int, now: float
     ) -> MemoryUpdate:
-        added: list[MemoryFact] = []
-        replaced: list[tuple[MemoryFact, MemoryFact]] = []
-        unchanged: list[MemoryFact] = []
+        log = UpdateLog(user_id, session_id=session_id, turn=turn, now=now)
         with self._guard(), self._db.transaction() as connection:
             # Two processes learning about one user take turns: each sees the other's values.
             connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (USER_LOCKS, user_id))
@@ -94,23 +93,18 @@ class PostgresMemoryStore(LongTermStore):
                     (user_id, fact.kind),
                 ).fetchone()
                 current = MemoryFact(*row) if row else None
-                if current is not None and current.value.casefold() == fact.value.casefold():
-                    unchanged.append(current)
+                if log.decide(current, fact) is None:
                     continue
-                new = MemoryFact(user_id, fact.kind, fact.value, session_id, turn, now)
                 if current is not None:
                     connection.execute(
                         "UPDATE course_user_facts SET active = false WHERE user_id = %s AND kind = %s AND active",
                         (user_id, fact.kind),
                     )
-                    replaced.append((_inactive(current), new))
-                else:
-                    added.append(new)
                 connection.execute(
                     f"INSERT INTO course_user_facts ({FACT_COLUMNS}, active) VALUES (%s, %s, %s, %s, %s, %s, true)",
                     (user_id, fact.kind, fact.value, session_id, turn, now),
                 )
-        return MemoryUpdate(tuple(added), tuple(replaced), tuple(unchanged))
+        return log.update()
 
     def active_facts(self, user_id: str) -> list[MemoryFact]:
         return self._facts("WHERE user_id = %s AND active", (user_id,))
@@ -199,7 +193,3 @@ def tsquery(text: str) -> str | None:
     """
     words = [f"'{word}':*" for word in search_words(text)]
     return " | ".join(words) or None
-
-
-def _inactive(fact: MemoryFact) -> MemoryFact:
-    return MemoryFact(fact.user_id, fact.kind, fact.value, fact.session_id, fact.turn, fact.created_at, False)

@@ -26,8 +26,8 @@ from course_lib.session_store import (
     SessionStoreError,
     _conflict_text,
     _whole,
-    check_owner,
     check_storable,
+    checked_version,
 )
 
 SCHEMA = """
@@ -95,11 +95,7 @@ class PostgresSessionStore(SessionStore):
             row = connection.execute(
                 "SELECT version, owner FROM course_sessions WHERE session_id = %s FOR UPDATE", (session_id,)
             ).fetchone()
-            current = row[0] if row else 0
-            if row is not None:
-                check_owner(session_id, row[1], owner)
-            if current != expected_version:
-                raise SessionConflictError(_conflict_text(session_id))
+            current = checked_version(session_id, row, owner, expected_version)
             if row is None:
                 inserted = connection.execute(
                     "INSERT INTO course_sessions (session_id, owner, summary, version, last_used) "

@@ -22,7 +22,6 @@ Skipped, with the reason in the summary, when Chromium, Node.js 20+ or `node_mod
 from __future__ import annotations
 
 import hashlib
-import http.server
 import json
 import os
 import re
@@ -33,7 +32,6 @@ import socket
 import stat
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -44,6 +42,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.quizzes import displayed_question
+from course_lib.testing.fake_openai import FakeOpenAI
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -54,7 +53,7 @@ START_TIMEOUT = 60  # seconds for JupyterLab to answer
 EXERCISE = "exercises/split_into_turns.py"
 DEMO = "notebooks/demo.ipynb"
 SETTINGS_NOTEBOOK = "notebooks/settings_panel.ipynb"  # scratch: the panel, as 00 shows it
-SECRET_KEY = "sk-browser-" + secrets.token_hex(12)  # must never appear in any output
+SECRET_KEY = "fake-browser-key-" + secrets.token_hex(12)  # must never appear in any output
 UNREACHABLE_URL = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
 # What a student's copy of the course holds (no tests, no solutions, no hidden cases).
 COURSE_PARTS = ("Makefile", "requirements.txt", "pyproject.toml", "jupyter", "notebooks", "exercises", "course_lib")
@@ -171,43 +170,10 @@ def settings_notebook() -> dict:
     }
 
 
-class FakeModel(http.server.BaseHTTPRequestHandler):
-    """An OpenAI-compatible /chat/completions that answers «готово»; records who asked."""
-
-    calls: list[dict] = []
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        FakeModel.calls.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-        reply = {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "?"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": "готово"}}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def fake_model() -> Iterator[str]:
-    FakeModel.calls = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeModel)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+def fake_model() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
 
 
 def lab_command(course: Path, port: int, token: str, state: Path) -> list[str]:
@@ -300,7 +266,7 @@ def quiz_answers() -> dict[str, dict]:
     return answers
 
 
-def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab, fake_model: str) -> None:
+def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab, fake_model: FakeOpenAI) -> None:
     lab = jupyter_lab
     real_exercise = hashlib.sha256((ROOT / EXERCISE).read_bytes()).hexdigest()
     real_env = ROOT / ".env"
@@ -326,7 +292,7 @@ def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab, fake_mode
         QUIZ_ANSWERS=json.dumps(quiz_answers()),
         SETTINGS_NOTEBOOK=SETTINGS_NOTEBOOK,
         SECRET_KEY=SECRET_KEY,
-        FAKE_MODEL_URL=fake_model,
+        FAKE_MODEL_URL=fake_model.base_url,
         UNREACHABLE_URL=UNREACHABLE_URL,
         ARTIFACTS_DIR=str(ARTIFACTS),
         CHROMIUM=str(CHROMIUM),
@@ -353,10 +319,10 @@ def test_student_journey_in_jupyterlab_with_chromium(jupyter_lab: Lab, fake_mode
         assert (ARTIFACTS / name).is_file(), name
 
     # «Проверить» made one real call to the fake server, with the key typed into the panel.
-    assert FakeModel.calls, "the settings panel's check never reached the model server"
-    assert all(call["auth"] == f"Bearer {SECRET_KEY}" for call in FakeModel.calls)
-    assert FakeModel.calls[0]["body"]["model"] == "fake-model"
-    assert FakeModel.calls[0]["body"]["messages"][0]["role"] == "system"  # the LM Studio preset's role
+    assert fake_model.calls, "the settings panel's check never reached the model server"
+    assert all(call["auth"] == f"Bearer {SECRET_KEY}" for call in fake_model.calls)
+    assert fake_model.calls[0]["body"]["model"] == "fake-model"
+    assert fake_model.calls[0]["body"]["messages"][0]["role"] == "system"  # the LM Studio preset's role
     # «Сохранить» wrote the copy's .env, owner-only, with the unreachable URL and the key...
     env_file = lab.course / ".env"
     assert env_file.is_file(), "the settings panel did not write .env"
