@@ -86,6 +86,8 @@ class ChatReply:
     """What the correction rests on after this reply (estimate vs the provider's count)."""
     streamed: bool = False
     first_token_seconds: float | None = None
+    """Streamed replies: seconds from the start of the turn (token probe, summary call included) to the
+    reply's first piece — what the customer waits before text appears."""
     summary_error: str | None = None
     """Why the history could not be compressed this turn: the reply then used the window alone,
     and the turns that did not fit stay stored, to be folded on a later turn."""
@@ -318,6 +320,7 @@ class ChatService:
                     prepared, kept_history, new_summary, summary_result = window_only, history, state.summary, None
                 summary_elapsed = perf_counter() - summary_started
 
+            reply_started = perf_counter()
             llm_result = self._generate(prepared.messages, on_delta)
             if on_delta is not None:
                 self._usage_in_streams = llm_result.prompt_tokens is not None
@@ -377,7 +380,10 @@ class ChatService:
             token_factor=prepared.token_factor,
             calibration=self._calibration.evidence(self._model_name),
             streamed=llm_result.streamed,
-            first_token_seconds=llm_result.first_token_seconds,
+            # From the start of the turn, as the customer waits: the token probe and the summary call
+            # come before the reply's stream opens.
+            first_token_seconds=(None if llm_result.first_token_seconds is None
+                                 else reply_started - started_at + llm_result.first_token_seconds),
             summary_error=summary_error,
             measured_prompt_tokens=measured,
         )

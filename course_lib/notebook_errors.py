@@ -7,6 +7,13 @@ settings errors, any exception defined in course_lib) show what failed, the like
 next step; a `NameError` gets the hint to run the cells above (after a kernel restart the
 variables are gone). The full traceback stays in a collapsed <details>. Anything else gets
 IPython's usual traceback.
+
+After the first course error of a kernel (a model that did not answer, a reply cut at the length
+limit), the cells below often fail too: a variable that cell should have made is missing, a check
+has nothing to count. Such a later error that is not the course's own (`NameError`, `ValueError`,
+`AssertionError`, …) is explained as a consequence: it names the cell where the notebook first
+stopped and what to fix there, instead of a second, unrelated-looking traceback. A kernel restart
+forgets the first error with everything else.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import html
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from course_lib.llm import trouble
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -25,6 +34,21 @@ CHECK_STEP = ("Проверить подключение: панель наст�
               "python -m course_lib doctor --check.")
 RESTART_STEP = "После правки настроек перезапустите ядро (Kernel → Restart Kernel)."
 RUN_ABOVE = "Run → Run All Above Selected Cell"
+RUN_ALL = "Run → Run All Cells"
+
+
+@dataclass(frozen=True)
+class FirstStop:
+    """The first course error this kernel showed: later failures are explained by it."""
+
+    cell: int | None  # the cell's execution count, as Jupyter shows it: [N]
+    title: str
+    shown: bool = True  # False: a cell caught it, the student has not seen the course's message
+    details: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+
+
+_first_stop: FirstStop | None = None
 
 
 @dataclass(frozen=True)
@@ -197,9 +221,78 @@ def plain_traceback(shell: Any, etype: type, value: BaseException, tb: Any, tb_o
         return "".join(traceback.format_exception(etype, value, tb))
 
 
+def consequence(error: BaseException, first: FirstStop) -> ShortError:
+    """A later error that is not the course's own, explained by the first stop above it."""
+    where = f"в ячейке [{first.cell}]" if first.cell is not None else "выше"
+    what = _message(error).splitlines()[0][:300]
+    title = type(error).__name__ if what == type(error).__name__ else f"{type(error).__name__}: {what}"
+    if first.shown:
+        return ShortError(
+            title,
+            (f"Скорее всего, это следствие ошибки {where}: «{first.title.rstrip('.')}». "
+             "Эта ячейка опирается на результат, который там не получился.",),
+            (f"Устраните причину, названную {where}, и запустите ноутбук заново ({RUN_ALL}).",),
+        )
+    # The model failed in a cell that caught the error and went on: the student has not seen the
+    # cause in the course's form yet, so it comes here in full.
+    return ShortError(
+        title,
+        (f"Скорее всего, это следствие сбоя модели {where}: «{first.title.rstrip('.')}». Та ячейка поймала "
+         "ошибку и пошла дальше, а эта опирается на результат, который там не получился.", *first.details),
+        (*first.steps, f"Затем запустите ноутбук заново ({RUN_ALL})."),
+    )
+
+
+def remember_first_stop(short: ShortError, error: BaseException, cell: int | None) -> None:
+    """Keep the kernel's first course error: a plain NameError is a consequence, never a first stop."""
+    global _first_stop
+    if _first_stop is None and _chain_has_course_error(error):
+        _first_stop = FirstStop(cell, short.title)
+
+
+def _chain_has_course_error(error: BaseException) -> bool:
+    return any(_is_course_error(item) for item in _chain(error))
+
+
+def forget_first_stop() -> None:
+    global _first_stop
+    _first_stop = None
+    trouble.forget()
+
+
+def _caught_model_trouble() -> FirstStop | None:
+    """The first failure of a real model that a cell caught (course_lib.llm.trouble), as a first stop."""
+    note = trouble.first()
+    short = describe(note.error) if note is not None else None
+    if short is None:
+        return None
+    return FirstStop(note.cell, short.title.removeprefix("ModelTrouble: "), shown=False,
+                     details=short.details, steps=short.steps)
+
+
+def explain(error: BaseException, cell: int | None = None) -> ShortError | None:
+    """describe() plus this kernel's history: a later plain error is shown as a consequence."""
+    if not _chain_has_course_error(error):
+        first = _first_stop or _caught_model_trouble()
+        if first is not None:
+            return consequence(error, first)
+    short = describe(error)
+    if short is not None:
+        remember_first_stop(short, error, cell)
+    return short
+
+
+def _cell_number(shell: Any) -> int | None:
+    """The running cell's [N]: IPython's result for this cell knows it (the shell's own counter may
+    already point at the next cell)."""
+    result = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    number = getattr(result, "execution_count", None)
+    return number if isinstance(number, int) else None
+
+
 def handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> list[str]:
     """IPython's custom exception handler: short form for course errors, usual traceback otherwise."""
-    short = describe(value)
+    short = explain(value, _cell_number(shell))
     if short is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return []
@@ -212,8 +305,12 @@ def handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: i
 
 
 def install(shell: Any) -> bool:
-    """Register the handler on this IPython shell (again is harmless). False outside IPython."""
+    """Register the handler on this IPython shell (again is harmless). False outside IPython.
+
+    Every notebook calls this in its first cell, so Run All starts with no first stop remembered:
+    a fixed cause must not colour the errors of a fresh run."""
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
+    forget_first_stop()
     shell.set_custom_exc((Exception,), handler)
     return True

@@ -198,7 +198,9 @@ def your_code(name: str, *, root: str | Path | None = None, announce: bool = Tru
     with _registry_lock:
         found = _registry.get(key)
     if found is not None:
-        if announce and found._announce is not None:
+        if announce and found._announce is None:
+            found._announce = print  # a course module made it silently first; the notebook's line speaks
+        if announce:
             before = found.status
             found.refresh()
             if found.status == before:
@@ -213,3 +215,17 @@ def which_code(*names: str) -> dict[str, str]:
     """{"split_into_turns": "yours", ...} for the named exercises (all when none is named)."""
     chosen = names or tuple(BY_NAME)
     return {get_exercise(name).name: your_code(name, announce=False).refresh() for name in chosen}
+
+
+def on_each_call(name: str) -> Callable[..., Any]:
+    """For course modules: exercise `name`, chosen again on every call, announcing nothing.
+
+    A notebook's own `your_code(name)` line announces which implementation runs; a module that
+    creates the stand-in lazily, at call time, never takes that announcement away.
+    """
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return your_code(name, announce=False)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call

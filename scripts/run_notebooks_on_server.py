@@ -3,8 +3,9 @@
 Opt-in, not CI (`bash scripts/real_server.sh notebooks` starts a llama-cpp-python server and calls
 this). Each notebook runs top to bottom in a fresh kernel with the settings a student would use for
 a local server (LLM_BACKEND=openai, LLM_INSTRUCTION_ROLE=system, no `.env`), continuing after a
-failed cell, so one table shows every notebook: code cells, cells run, error cells, how many of
-those were the course's short Russian message, and the first error. The details below the table
+failed cell, so one table shows every notebook: code cells, cells run, error cells split into the
+course's short Russian message, a later error explained as a consequence of the first one, and a bare
+traceback (should be none), and the first error — where JupyterLab's Run All would stop. The details below the table
 list every error cell (its index, first source line, exception and message).
 
 The executed copies go to a temporary folder (or --out), never into notebooks/. By default the
@@ -33,6 +34,7 @@ SNAPSHOT_IGNORE = shutil.ignore_patterns(
     "__pycache__", ".pytest_cache", ".ipynb_checkpoints", "*.egg-info", "grading-output",
 )
 SHORT_ERROR_MARK = "✘ "  # first line of course_lib.notebook_errors' short form
+CONSEQUENCE_MARK = "следствие ошибки"  # notebook_errors.consequence(): explained by the first stop
 
 
 @dataclass
@@ -61,6 +63,15 @@ class NotebookResult:
     @property
     def short_errors(self) -> int:
         return sum(1 for error in self.errors if error.short)
+
+    @property
+    def consequences(self) -> int:
+        return sum(1 for error in self.errors if error.short and CONSEQUENCE_MARK in error.short)
+
+    @property
+    def raw_errors(self) -> int:
+        """Error cells with a bare traceback: neither the course's message nor an explained consequence."""
+        return sum(1 for error in self.errors if not error.short)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -179,7 +190,7 @@ def run_notebook(path: Path, out_dir: Path, cell_timeout: int) -> NotebookResult
 
 
 def print_table(results: list[NotebookResult]) -> None:
-    header = ("notebook", "code", "run", "errors", "short", "seconds", "first error")
+    header = ("notebook", "code", "run", "errors", "course", "consequence", "raw", "seconds", "first error")
     rows = []
     for r in results:
         first = r.errors[0] if r.errors else None
@@ -187,15 +198,19 @@ def print_table(results: list[NotebookResult]) -> None:
         if r.aborted:
             first_text = (first_text + "; " if first_text else "") + r.aborted[:80]
         rows.append((r.name, str(r.code_cells), str(r.cells_run), str(len(r.errors)),
-                     str(r.short_errors), f"{r.seconds:.0f}", first_text))
+                     str(r.short_errors - r.consequences), str(r.consequences), str(r.raw_errors),
+                     f"{r.seconds:.0f}", first_text))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     line = " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " | " + header[-1]
     print(line)
     print("-" * len(line))
     for row in rows:
         print(" | ".join(c.ljust(w) for c, w in zip(row, widths)) + " | " + row[-1])
-    print(f"Всего ячеек с ошибкой: {sum(len(r.errors) for r in results)} "
-          f"(из них короткое сообщение курса: {sum(r.short_errors for r in results)}). "
+    print(f"Всего ячеек с ошибкой: {sum(len(r.errors) for r in results)}: сообщение курса "
+          f"{sum(r.short_errors - r.consequences for r in results)}, объяснённое следствие первой ошибки "
+          f"{sum(r.consequences for r in results)}, голая трассировка {sum(r.raw_errors for r in results)}.\n"
+          "Run All в JupyterLab останавливается на первой ошибке (first error); ячейки после неё выполнены "
+          "здесь, чтобы проверить, что каждая следующая ошибка объяснена.\n"
           "[N] — номер ячейки в ноутбуке с нуля, текстовые ячейки тоже считаются.")
 
 

@@ -125,3 +125,10 @@ def test_a_pronoun_taken_for_a_name_is_rejected():
                             "Меня зовут Вера.")
     assert [fact.value for fact in screened.stated] == ["Вера"]
     assert [r.fact.value for r in screened.rejected] == ["меня"] and "не имя" in screened.rejected[0].reason
+
+
+@pytest.mark.parametrize("model_wrote", ["+79123456789", "8 (912) 345-67-89", "+8 912 345 67 89"])
+def test_a_phone_is_stored_as_the_customer_wrote_it(model_wrote):
+    # Qwen rewrote «8 (999) 111-22-33» as «+8 (999) 111-22-33»: the digits match, the spelling is the customer's.
+    screened = screen_facts([fact("phone", model_wrote)], TURN)
+    assert [f.value for f in screened.stated] == ["+7 912 345-67-89"]

@@ -87,8 +87,9 @@ def test_prose_numbers_come_from_the_outputs(cells):
     prose = markdown(cells)
     leak = cell_with(cells, "leaky = SessionChatService(offline_client)")
     assert "Сто посетителей" in prose and "range(100)" in leak.source
-    assert "записей в _sessions: 100, сообщений в них: 200" in text_output(leak)
-    assert "записей в _sessions: 101, сообщений в них: 0" in text_output(leak)
+    assert "записей в _sessions: 100, сообщений в хранилище: 200" in text_output(leak)
+    assert "записей в _sessions: 101, сообщений в хранилище: 0" in text_output(leak)
+    assert "service._histories.get_messages(key)" in leak.source  # messages are counted in the store
     ttl_output = text_output(cell_with(cells, "session_ttl_seconds=30 * 60"))
     for minute in re.findall(r"На минуте (\d+)", prose):
         assert re.search(rf"Минута {minute}[,:]", ttl_output)
@@ -123,14 +124,33 @@ def test_one_spelling(cells):
 
 def test_the_students_code_runs_in_03(cells):
     setup = next(c for c in cells if c.cell_type == "code" and "your_code(" in c.source)
-    for line in ('build_chat_messages = your_code("build_chat_messages")', 'commit_turn = your_code("commit_turn")',
+    for line in ('build_chat_messages = your_code("build_chat_messages")',
                  'SessionHistory = your_code("SessionHistory")'):
         assert line in setup.source
-    assert text_output(setup).count("↪") == 3  # one line each on a fresh bundle
+    # 03's service commits with the store's add_turn: 02's commit_turn is not loaded here.
+    assert "commit_turn" not in "\n".join(c.source for c in cells if c.cell_type == "code")
+    assert text_output(setup).count("↪") == 2  # one line each on a fresh bundle
     store = next(c for c in cells if c.cell_type == "code" and "store = SessionHistory()" in c.source)
     assert "После reset('session-a'): в A 0 сообщений, в B 2" in text_output(store)
+    registry = next(c for c in cells if c.cell_type == "code" and "class SessionRegistry" in c.source)
+    assert "self._histories = SessionHistory()" in registry.source
     service = next(c for c in cells if c.cell_type == "code" and "class SessionChatService" in c.source)
-    assert "build_chat_messages(" in service.source and "commit_turn(" in service.source
+    assert "build_chat_messages(" in service.source
+    assert "history = self._histories.get_messages(key)" in service.source
+    assert "self._histories.add_turn(key, messages[-1][\"content\"], reply_text)" in service.source
+
+
+def test_the_store_holds_the_messages_and_chat_session_the_lock(cells):
+    prose = markdown(cells)
+    assert "ChatSession(messages=" not in prose and "точные сообщения и блокировка" not in prose
+    assert "Класс уже работал в разделе 1" not in prose  # it runs the whole service now
+    assert "На этом классе работают сервисы этого ноутбука, 04 и 05" in prose
+    assert "_histories: SessionHistory" in prose and "ChatSession(lock)" in prose
+    # One sentence says why the lock is the service's, not the store's.
+    assert "Почему блокировка не внутри `SessionHistory`?" in prose
+    assert "блокировка сессии охватывает весь ход" in prose
+    session = next(c for c in cells if c.cell_type == "code" and "class ChatSession" in c.source)
+    assert "messages" not in session.source.split('"""')[-1]  # its only field is the lock
 
 
 def test_get_or_create_is_a_fill_in(cells):

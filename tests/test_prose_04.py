@@ -260,6 +260,16 @@ def test_reply_diff_follows_the_service(notebook):
     assert "from course_lib.steps.sessions import SessionChatService" in cell(notebook, "nb04-06").source
 
 
+def test_the_window_service_reads_and_commits_through_the_store(notebook):
+    service = cell(notebook, "nb04-37c").source
+    assert "history = self._histories.get_messages(key)" in service
+    assert "self._history_policy.prepare(messages[0], history, messages[-1])" in service
+    assert "self._histories.add_turn(key, messages[-1][\"content\"], reply_text)" in service
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "session.messages" not in code and "commit_turn" not in code
+    assert "session.messages" not in markdown(notebook) and "`commit_turn`" not in markdown(notebook)
+
+
 # --- ExerciseWindow itself --------------------------------------------------------------------
 
 @pytest.fixture

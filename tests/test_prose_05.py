@@ -187,8 +187,12 @@ def test_the_fill_in_is_the_compress_then_commit_step(cells):
     stub = code_cell(cells, "nb05-fill").source
     assert 'raise NotImplementedError("Заполните шаг «сжать, потом сохранить»")' in stub
     assert "↪ commit_state: ячейка ещё не заполнена" in stdout(code_cell(cells, "nb05-fill-check"))
-    assert "session.summary, session.messages = commit_state(plan, messages[-1], reply_text)" in \
-        code_cell(cells, "nb05-31").source
+    service = code_cell(cells, "nb05-31").source
+    assert "summary, new_history = commit_state(plan, messages[-1], reply_text)" in service
+    # The service writes that state into 03's store: add_turn, or reset + add_turn per kept turn.
+    assert "replace_history(self._histories, key, new_history)" in service
+    assert "self._histories.add_turn(key, messages[-1][\"content\"], reply_text)" in service
+    assert "session.messages" not in code(cells)
 
 
 def test_offline_only_checks_are_guarded_and_ci_asserts_are_collapsed(cells):

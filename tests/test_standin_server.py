@@ -83,6 +83,23 @@ def test_the_first_request_is_measured_and_later_plain_calls_use_their_usage(sta
     assert second.prompt_tokens <= 500
 
 
+def test_the_first_piece_is_timed_from_the_start_of_the_turn(standin, monkeypatch):
+    """The token probe runs before the stream opens: the customer waits for it too."""
+    import time
+
+    with build_chat_app(settings_for(standin), with_summary=False) as app:
+        measure = app.llm_client.measure_prompt_tokens
+
+        def slow_probe(messages):
+            time.sleep(0.3)
+            return measure(messages)
+
+        monkeypatch.setattr(app.llm_client, "measure_prompt_tokens", slow_probe)
+        reply = app.chat_service.reply("t", LONG_TEXTS[0], on_delta=lambda piece: None)
+    assert reply.measured_prompt_tokens is not None
+    assert 0.3 <= reply.first_token_seconds <= reply.elapsed_seconds
+
+
 def test_api_openai_com_and_the_offline_model_are_never_probed(offline_settings):
     assert not LLMClient(offline_settings).needs_token_probe
     official = Settings(_env_file=None, llm_backend="openai", openai_api_key="fake-test-key")

@@ -33,6 +33,8 @@ STEPS = [
     ("01_stateless_call", "requests_table", "course_lib.steps.common"),
     ("01_stateless_call", "StatelessChatService", "course_lib.steps.stateless"),
     ("02_single_history", "SingleHistoryChatService", "course_lib.steps.single_history"),
+    ("03_sessions", "ChatSession", "course_lib.steps.sessions"),
+    ("03_sessions", "SessionRegistry", "course_lib.steps.sessions"),
     ("03_sessions", "SessionChatService", "course_lib.steps.sessions"),
     ("04_sliding_window", "ExerciseWindow", "course_lib.steps.window"),
     ("04_sliding_window", "WindowReply", "course_lib.steps.window"),
@@ -44,6 +46,7 @@ STEPS = [
     ("05_summary", "summary_message", "course_lib.steps.summary"),
     ("05_summary", "RequestPlan", "course_lib.steps.summary"),
     ("05_summary", "plan_request", "course_lib.steps.summary"),
+    ("05_summary", "replace_history", "course_lib.steps.summary"),
     ("05_summary", "SummaryChatService", "course_lib.steps.summary"),
 ]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -75,6 +76,15 @@ class FakeShell:
     def __init__(self) -> None:
         self.handler = None
         self.shown: list = []
+        self.displayhook = SimpleNamespace(exec_result=SimpleNamespace(execution_count=None))
+
+    @property
+    def execution_count(self) -> int | None:  # the running cell's [N], as IPython's result has it
+        return self.displayhook.exec_result.execution_count
+
+    @execution_count.setter
+    def execution_count(self, number: int) -> None:
+        self.displayhook.exec_result.execution_count = number
 
     def set_custom_exc(self, exc_tuple, handler) -> None:
         assert exc_tuple == (Exception,)
@@ -89,14 +99,55 @@ def test_the_handler_shows_html_with_the_traceback_collapsed(monkeypatch: pytest
     monkeypatch.setattr("IPython.display.display", lambda data, raw=False: displayed.append(data))
     shell = FakeShell()
     assert notebook_errors.install(shell)
+    other = ValueError("x")  # before any course error: the usual traceback
+    shell.handler(shell, ValueError, other, None)
+    assert shell.shown == [ValueError] and displayed == []
     error = chained(LLMConnectionError("Не удалось подключиться."), OSError("refused"))
     assert shell.handler(shell, type(error), error, error.__traceback__) == []
     (data,) = displayed
     assert data["text/plain"].count("\n") < 15
     assert "<details" in data["text/html"] and "<summary" in data["text/html"] and "OSError" in data["text/html"]
-    other = ValueError("x")
-    shell.handler(shell, ValueError, other, None)
-    assert shell.shown == [ValueError] and len(displayed) == 1
+
+
+def test_errors_after_the_first_stop_are_explained_as_its_consequences(monkeypatch: pytest.MonkeyPatch) -> None:
+    displayed = []
+    monkeypatch.setattr("IPython.display.display", lambda data, raw=False: displayed.append(data))
+    shell = FakeShell()
+    notebook_errors.install(shell)
+    shell.execution_count = 7
+    cut = ChatServiceError("Ответ модели не завершён: ограничение длины (finish_reason=length).")
+    shell.handler(shell, type(cut), cut, None)
+    shell.execution_count = 8
+    try:
+        first, second = ["единственный ответ"]  # what 01 did after a failed second turn
+    except ValueError as error:
+        shell.handler(shell, ValueError, error, error.__traceback__)
+    shell.execution_count = 9
+    shell.handler(shell, ZeroDivisionError, ZeroDivisionError("division by zero"), None)
+    assert shell.shown == []  # no raw traceback after the first stop
+    first_stop, unpacking, division = (data["text/plain"] for data in displayed)
+    assert "MAX_OUTPUT_TOKENS" in first_stop
+    for text in (unpacking, division):
+        assert "следствие ошибки в ячейке [7]" in text and "ограничение длины" in text
+        assert "Run All Cells" in text
+    assert unpacking.startswith("✘ ValueError: ") and division.startswith("✘ ZeroDivisionError: ")
+    # A later course error is shown as itself, and the first stop stays the first.
+    timeout = LLMConnectionError("нет связи")
+    shell.handler(shell, type(timeout), timeout, None)
+    assert displayed[-1]["text/plain"].startswith("✘ Запрос к модели не удался")
+    shell.handler(shell, KeyError, KeyError("summary"), None)
+    assert "ячейке [7]" in displayed[-1]["text/plain"]
+
+
+def test_setup_notebook_starts_each_run_with_no_first_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("IPython.display.display", lambda data, raw=False: None)
+    shell = FakeShell()
+    notebook_errors.install(shell)
+    cut = LLMConnectionError("нет связи")
+    shell.handler(shell, type(cut), cut, None)
+    notebook_errors.install(shell)  # Run All runs the first cell again: the old stop is forgotten
+    shell.handler(shell, ZeroDivisionError, ZeroDivisionError("division by zero"), None)
+    assert shell.shown == [ZeroDivisionError]
 
 
 def test_the_key_never_reaches_the_short_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,3 +251,40 @@ def test_an_extraction_a_small_model_cannot_do_says_what_to_do() -> None:
     assert short is not None
     text = "\n".join(short.lines())
     assert "JSON" in text and "LLM_BACKEND=offline" in text and len(short.lines()) <= 15
+
+
+def test_a_model_failure_a_cell_caught_explains_the_check_that_fails_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """03's console prints «Ошибка чата: …» and goes on; the check below must not be a bare assert."""
+    from course_lib.llm import trouble
+
+    displayed = []
+    monkeypatch.setattr("IPython.display.display", lambda data, raw=False: displayed.append(data))
+    shell = FakeShell()
+    notebook_errors.install(shell)
+    trouble.note_cut_reply("length")  # what LLMClient notes for a real model's cut reply
+    shell.execution_count = 12
+    shell.handler(shell, AssertionError, AssertionError(), None)
+    (text,) = (data["text/plain"] for data in displayed)
+    assert text.startswith("✘ AssertionError\n")
+    assert "следствие сбоя модели" in text and "поймала ошибку" in text
+    assert "MAX_OUTPUT_TOKENS" in text and "Run All Cells" in text
+    notebook_errors.install(shell)  # Run All again: the note is gone with the first stop
+    assert trouble.first() is None
+
+
+def test_only_a_real_model_leaves_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offline model's faults are the lessons' own: they must never colour later errors."""
+    from course_lib.llm import trouble
+    from course_lib.llm.client import LLMClient
+    from course_lib.llm.errors import LLMTimeoutError
+
+    monkeypatch.setenv("COURSE_DOTENV", "0")
+    monkeypatch.setenv("LLM_BACKEND", "offline")
+    trouble.forget()
+    client = LLMClient(load_settings())
+    client.offline_model.schedule_fault("timeout")
+    with pytest.raises(LLMTimeoutError):
+        client.generate([{"role": "user", "content": "Здравствуйте."}])
+    client.offline_model.schedule_fault("truncated")
+    assert client.generate([{"role": "user", "content": "Здравствуйте."}]).finish_reason == "length"
+    assert trouble.first() is None

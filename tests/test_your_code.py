@@ -127,3 +127,11 @@ def test_the_custom_exception_comes_from_the_module_that_runs(course):
     assert issubclass(error, ValueError)
     with pytest.raises(error):
         code(TURN[:1])
+
+
+def test_a_notebooks_line_speaks_even_after_a_course_module_asked_silently(course, capsys):
+    # 04's service builds SessionHistory through course_lib.steps.sessions before the notebook's own line.
+    silent = your_code("build_summary_source", root=course, announce=False)
+    assert capsys.readouterr().out == ""
+    spoken = your_code("build_summary_source", root=course)
+    assert spoken is silent and capsys.readouterr().out.splitlines() == [silent.status]

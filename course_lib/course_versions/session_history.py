@@ -21,7 +21,8 @@ class SessionHistory:
         if not (question and answer):
             raise ValueError("тексты хода не должны быть пустыми")
         turn = [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
-        self._by_session[key] = self._by_session.get(key, []) + turn
+        # One extend(): a caller without a lock (notebook 03's race demo) cannot lose a turn.
+        self._by_session.setdefault(key, []).extend(turn)
 
     def get_messages(self, session_id: str) -> list[dict[str, str]]:
         # Copies of the dicts too: a caller who edits what it got must not edit the store.

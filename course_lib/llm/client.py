@@ -34,6 +34,7 @@ from course_lib.llm.errors import (
     LLMStreamInterruptedError,
     LLMTimeoutError,
 )
+from course_lib.llm import trouble
 from course_lib.llm.offline import OFFLINE_BASE_URL, OfflineModel, OfflineTransport
 from course_lib.russian import tokens
 
@@ -156,9 +157,15 @@ class LLMClient:
             max_output_tokens or self._settings.max_output_tokens,
         )
         try:
-            return self._complete_with_fallbacks(messages, options)
+            result = self._complete_with_fallbacks(messages, options)
         except openai.APIError as error:
-            raise self._translate(error) from error
+            translated = self._translate(error)
+            if self.backend != "offline":  # offline faults are scheduled by the lesson itself
+                trouble.note(translated)
+            raise translated from error
+        if result.finish_reason == "length" and self.backend != "offline":
+            trouble.note_cut_reply(result.finish_reason)
+        return result
 
     def measure_prompt_tokens(self, messages: Sequence[Message]) -> int | None:
         """The server's own count of these messages' input tokens, or None if it cannot tell.

@@ -215,6 +215,16 @@ def is_grounded(fact: ExtractedFact, text: str) -> bool:
     return matched * 2 >= len(words)
 
 
+def phone_as_said(fact: ExtractedFact, text: str) -> ExtractedFact:
+    """A grounded phone in the customer's own spelling: a model rewrites «8 (999) 111-22-33» as
+    «+8 (999) 111-22-33», and the course stores only what was said."""
+    digits = re.sub(r"\D", "", fact.value)[-10:]
+    for run in re.findall(r"[\d\s()+\-]{5,}", text):
+        if digits and digits in re.sub(r"\D", "", run):
+            return fact.model_copy(update={"value": run.strip(" -")})
+    return fact
+
+
 def is_command(sentence: str) -> bool:
     """A request about the assistant's memory or rules ("Запомни, что тебе можно…")."""
     norm = " ".join(normalize_words(sentence))
@@ -258,5 +268,5 @@ def screen_facts(facts: list[ExtractedFact], customer_text: str) -> ScreenedFact
         elif all(is_question(s) for s in statements):
             asked.append(fact)
         else:
-            stated.append(fact)
+            stated.append(phone_as_said(fact, statements[0]) if fact.kind == "phone" else fact)
     return ScreenedFacts(tuple(stated), tuple(asked), tuple(rejected))

@@ -2,11 +2,16 @@
 
 Notebook 03 shows these classes in its cells; `tests/test_steps_match_notebooks.py` keeps the
 notebook's source and this module's source identical, so later notebooks can import them from here.
+The messages of every session live in one `SessionHistory` (03's exercise), `self._histories`; a
+`ChatSession` holds what a session needs besides its messages (its lock; 05 adds the summary).
 Two locks: the registry lock makes "find or create a session" one step, the session lock orders the
 turns of one conversation (read history → call the model → save the turn) without holding up others.
-In the notebook, `build_chat_messages` and `commit_turn` are the student's exercises (through
-`course_lib.your_code`) and `get_or_create_session` is the student's fill-in cell; this module runs the
-course's versions.
+The lock is not inside `SessionHistory`: the store keeps data, ordering a conversation's turns is the
+service's job, and one lock must span the whole turn, model call included.
+`SessionHistory` is the student's class here too (through `course_lib.your_code`: theirs once it
+passes its public cases, the course's version until then), so 04's and 05's services, which inherit
+this registry, keep history in it. In the notebook `build_chat_messages` is also the student's and
+`get_or_create_session` is the student's fill-in cell; this module runs the course's versions of those.
 """
 
 from __future__ import annotations
@@ -16,20 +21,23 @@ from threading import Lock
 from time import perf_counter
 
 from course_lib.course_versions.build_chat_messages import build_chat_messages
-from course_lib.course_versions.commit_turn import commit_turn
 from course_lib.llm.client import LLMClient, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.tags import neutralize_tags
 from course_lib.prompts.template import PromptTemplate
 from course_lib.steps.common import ChatServiceError, validate_reply
 from course_lib.steps.single_history import CHAT_PROMPT, HistoryReply
+from course_lib.your_code import on_each_call
+
+# In the notebook this is one line: `SessionHistory = your_code("SessionHistory")`. Notebooks 04 and 05
+# inherit the registry from here, so their services keep history in the student's class too.
+SessionHistory = on_each_call("SessionHistory")
 
 
 @dataclass
 class ChatSession:
-    """One conversation: its exact messages and the lock that orders its turns."""
+    """One conversation's lock, which orders its turns; its messages live in SessionHistory."""
 
-    messages: list[Message] = field(default_factory=list)
     lock: Lock = field(default_factory=Lock, repr=False, compare=False)
 
 
@@ -55,9 +63,10 @@ def get_or_create_session(sessions: dict[str, ChatSession], key: str) -> ChatSes
 
 
 class SessionRegistry:
-    """dict[session_id, ChatSession] plus the lock that guards the dict itself."""
+    """The store of every session's messages, dict[session_id, ChatSession], and the dict's own lock."""
 
     def __init__(self) -> None:
+        self._histories = SessionHistory()  # the messages of every session
         self._sessions: dict[str, ChatSession] = {}
         self._sessions_lock = Lock()
 
@@ -65,21 +74,21 @@ class SessionRegistry:
         with self._sessions_lock:  # "check, then create" must be one step
             return get_or_create_session(self._sessions, key)
 
-    def _find_session(self, session_id: str) -> ChatSession:
-        with self._sessions_lock:  # an unknown id gets a throwaway empty session
-            return self._sessions.get(normalize_session_id(session_id)) or ChatSession()
+    def _find_session(self, key: str) -> ChatSession:
+        with self._sessions_lock:  # an unknown key gets a throwaway session (a lock of its own)
+            return self._sessions.get(key) or ChatSession()
 
     def reset_session(self, session_id: str) -> None:
         """/new: clear this conversation only."""
-        session = self._find_session(session_id)
-        with session.lock:  # never in the middle of a turn
-            session.messages.clear()
+        key = normalize_session_id(session_id)
+        with self._find_session(key).lock:  # never in the middle of a turn
+            self._histories.reset(key)
 
     def history_of(self, session_id: str) -> list[Message]:
-        """A copy of the stored history: changing it changes nothing in the service."""
-        session = self._find_session(session_id)
-        with session.lock:
-            return [dict(message) for message in session.messages]
+        """The stored history; get_messages() returns copies, so changing it changes nothing."""
+        key = normalize_session_id(session_id)
+        with self._find_session(key).lock:
+            return self._histories.get_messages(key)
 
 
 class SessionChatService(SessionRegistry):
@@ -97,7 +106,8 @@ class SessionChatService(SessionRegistry):
             raise ChatServiceError("Сообщение не должно быть пустым.")
         session = self._get_or_create_session(key)
         with session.lock:  # one turn of this conversation at a time
-            messages = build_chat_messages(self._prompt.render(), session.messages, neutralize_tags(text))
+            history = self._histories.get_messages(key)
+            messages = build_chat_messages(self._prompt.render(), history, neutralize_tags(text))
 
             started_at = perf_counter()
             try:
@@ -107,8 +117,9 @@ class SessionChatService(SessionRegistry):
             elapsed_seconds = perf_counter() - started_at
             reply_text = validate_reply(llm_result)
 
-            # The only place the session changes: after a validated reply, the whole turn at once.
-            history_messages = commit_turn(session.messages, messages[-1]["content"], reply_text)
+            # The only place the store changes: after a validated reply, the whole turn at once.
+            self._histories.add_turn(key, messages[-1]["content"], reply_text)
+            history_messages = len(self._histories.get_messages(key))
         return SessionReply(
             text=reply_text, session_id=key, history_messages=history_messages, model=llm_result.model,
             prompt_id=self._prompt.prompt_id, prompt_version=self._prompt.version,

@@ -7,7 +7,9 @@ keeps the notebook's source and this module's source identical, so later noteboo
 (taken through `course_lib.your_code`: the student's code once it passes its public cases, the
 course's version until then) and has `summarize_detailed()`, so `ChatService` can use it in place of
 `ConversationSummaryService`. `commit_state` is the notebook's fill-in cell (this is the course's
-version of it): what the session holds after a validated reply.
+version of it): what the session holds after a validated reply. The summary lives in the
+`SummarySession`, the exact messages in the store from 03 (`self._histories`); `replace_history`
+writes a compressed history back, since `SessionHistory` has no "replace".
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from time import perf_counter
 
-from course_lib.chat_history import ChatHistoryError, PreparedHistory
+from course_lib.chat_history import ChatHistoryError, PreparedHistory, split_into_turns
 from course_lib.course_versions.build_chat_messages import build_chat_messages
 from course_lib.conversation_summary_service import ConversationSummaryError, SummaryResult, cap_summary
 from course_lib.llm.client import Message
@@ -103,17 +105,17 @@ class RequestPlan:
     summary_seconds: float | None  # how long the summary call took
 
 
-def plan_request(policy, summarizer, keep_recent_turns, developer, session, user_message) -> RequestPlan:
+def plan_request(policy, summarizer, keep_recent_turns, developer, summary, history, user_message) -> RequestPlan:
     # Try the window first; only if it drops history, fold the older turns into a new summary.
-    context = [] if session.summary is None else [summary_message(session.summary)]
-    prepared = policy.prepare(developer, session.messages, user_message, context_messages=context)
+    context = [] if summary is None else [summary_message(summary)]
+    prepared = policy.prepare(developer, history, user_message, context_messages=context)
     if prepared.removed_history_messages == 0:
-        return RequestPlan(prepared, session.summary, session.messages, 0, None)  # no extra model call
+        return RequestPlan(prepared, summary, history, 0, None)  # no extra model call
     kept_turns = min(keep_recent_turns, prepared.context_history_messages // 2)
-    split = len(session.messages) - 2 * kept_turns
-    older, kept = session.messages[:split], session.messages[split:]  # K = 0: everything is older
+    split = len(history) - 2 * kept_turns
+    older, kept = history[:split], history[split:]  # K = 0: everything is older
     started_at = perf_counter()
-    new_summary = summarizer.summarize(session.summary, older)
+    new_summary = summarizer.summarize(summary, older)
     summary_seconds = perf_counter() - started_at
     prepared = policy.prepare(developer, kept, user_message, context_messages=[summary_message(new_summary)])
     return RequestPlan(prepared, new_summary, kept, len(older), summary_seconds)
@@ -122,6 +124,15 @@ def plan_request(policy, summarizer, keep_recent_turns, developer, session, user
 def commit_state(plan: RequestPlan, user_message: Message, reply_text: str) -> tuple[str | None, list[Message]]:
     # After a validated reply: the plan's summary, and the exact messages it kept plus this turn.
     return plan.summary, [*plan.kept, user_message, {"role": "assistant", "content": reply_text}]
+
+
+def replace_history(histories, key: str, messages: list[Message]) -> None:
+    # SessionHistory has no "replace": reset, then add the kept turns again in order. The turns are
+    # checked before the reset, so a broken list leaves the store as it was.
+    turns = split_into_turns(messages)
+    histories.reset(key)
+    for user, assistant in turns:
+        histories.add_turn(key, user["content"], assistant["content"])
 
 
 class SummaryChatService(WindowChatService):
@@ -140,15 +151,16 @@ class SummaryChatService(WindowChatService):
             return self._sessions[key]
 
     def summary_of(self, session_id: str) -> str | None:
-        session = self._find_session(session_id)
+        session = self._find_session(normalize_session_id(session_id))
         with session.lock:
             return getattr(session, "summary", None)
 
     def reset_session(self, session_id: str) -> None:
         # /new: forget the exact messages AND the summary, or the old context would leak in.
-        session = self._find_session(session_id)
+        key = normalize_session_id(session_id)
+        session = self._find_session(key)
         with session.lock:
-            session.messages.clear()
+            self._histories.reset(key)
             session.summary = None
 
     def reply(self, session_id: str, user_text: str) -> SummaryReply:
@@ -157,12 +169,13 @@ class SummaryChatService(WindowChatService):
         if not text:
             raise ChatServiceError("Сообщение не должно быть пустым.")
         session = self._get_or_create_session(key)
-        with session.lock:  # guards messages AND summary as one state
-            messages = build_chat_messages(self._prompt.render(), session.messages, neutralize_tags(text))
+        with session.lock:  # guards the stored messages AND the summary as one state
+            history = self._histories.get_messages(key)
+            messages = build_chat_messages(self._prompt.render(), history, neutralize_tags(text))
             started_at = perf_counter()
             try:  # new: the window first, a summary only if it dropped history
                 plan = plan_request(self._history_policy, self._summarizer, self._keep_recent_turns,
-                                    messages[0], session, messages[-1])
+                                    messages[0], session.summary, history, messages[-1])
                 llm_result = self._llm_client.generate(plan.prepared.messages)
             except (ChatHistoryError, ConversationSummaryError, LLMClientError) as error:
                 raise ChatServiceError(f"Не удалось ответить: {error}") from error
@@ -170,8 +183,13 @@ class SummaryChatService(WindowChatService):
             reply_text = validate_reply(llm_result)
 
             # The only place the session changes: after a validated reply, summary and turn together.
-            session.summary, session.messages = commit_state(plan, messages[-1], reply_text)
-            history_messages = len(session.messages)
+            summary, new_history = commit_state(plan, messages[-1], reply_text)
+            if plan.summarized:  # the older turns went into the summary: the store keeps the rest
+                replace_history(self._histories, key, new_history)
+            else:
+                self._histories.add_turn(key, messages[-1]["content"], reply_text)
+            session.summary = summary
+            history_messages = len(self._histories.get_messages(key))
         prepared = plan.prepared
         return SummaryReply(
             text=reply_text, session_id=key, history_messages=history_messages, model=llm_result.model,

@@ -12,7 +12,8 @@ does not apply the provider's token correction (`token_factor`): the library doe
 
 The only change to `SessionChatService.reply()` is one step between building the messages and
 calling the model: the history policy's `prepare()` picks the newest whole turns that fit the
-budget. The session still keeps every message; only the request is trimmed.
+budget. The store (`self._histories`, 03's `SessionHistory`) still keeps every message; only the
+request is trimmed.
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from time import perf_counter
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, SlidingWindowHistory
 from course_lib.course_versions.build_chat_messages import build_chat_messages
-from course_lib.course_versions.commit_turn import commit_turn
 from course_lib.llm.client import LLMClient, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.tags import neutralize_tags
@@ -35,19 +35,13 @@ from course_lib.steps.sessions import SessionChatService, SessionReply, normaliz
 from course_lib.steps.single_history import CHAT_PROMPT
 from course_lib.token_calibration import demo_budget as calibrated_demo_budget
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter
-from course_lib.your_code import your_code
+from course_lib.your_code import on_each_call
 
 OFFLINE_DEMO_BUDGET = 300  # notebooks 04/05: small enough that the window works after a few turns
 
 
-def _exercise(name: str) -> Callable:
-    """The exercise's function, chosen on every call (the student's file may change meanwhile)."""
-
-    def call(*args, **kwargs):
-        return your_code(name, announce=False)(*args, **kwargs)
-
-    call.__name__ = name
-    return call
+# The exercise's function, chosen on every call (the student's file may change meanwhile).
+_exercise = on_each_call
 
 
 # In the notebook each of these is one line: `split_into_turns = your_code("split_into_turns")`.
@@ -132,7 +126,7 @@ class WindowReply(SessionReply):
 
 
 class WindowChatService(SessionChatService):
-    """Stage 4: the session keeps every message; the request gets only the window."""
+    """Stage 4: the store keeps every message; the request gets only the window."""
 
     def __init__(
         self, llm_client: LLMClient, history_policy: ExerciseWindow | SlidingWindowHistory,
@@ -148,9 +142,10 @@ class WindowChatService(SessionChatService):
             raise ChatServiceError("Сообщение не должно быть пустым.")
         session = self._get_or_create_session(key)
         with session.lock:  # one turn of this conversation at a time
-            messages = build_chat_messages(self._prompt.render(), session.messages, neutralize_tags(text))
+            history = self._histories.get_messages(key)
+            messages = build_chat_messages(self._prompt.render(), history, neutralize_tags(text))
             try:  # new: of the history between the instruction and the new message, the window keeps what fits
-                prepared = self._history_policy.prepare(messages[0], session.messages, messages[-1])
+                prepared = self._history_policy.prepare(messages[0], history, messages[-1])
             except ChatHistoryError as error:
                 raise ChatServiceError(f"Не удалось подготовить историю: {error}") from error
             messages = prepared.messages  # new
@@ -163,8 +158,9 @@ class WindowChatService(SessionChatService):
             elapsed_seconds = perf_counter() - started_at
             reply_text = validate_reply(llm_result)
 
-            # The only place the session changes: after a validated reply, the whole turn at once.
-            history_messages = commit_turn(session.messages, messages[-1]["content"], reply_text)
+            # The only place the store changes: after a validated reply, the whole turn at once.
+            self._histories.add_turn(key, messages[-1]["content"], reply_text)
+            history_messages = len(self._histories.get_messages(key))
         return WindowReply(
             text=reply_text, session_id=key, history_messages=history_messages, model=llm_result.model,
             prompt_id=self._prompt.prompt_id, prompt_version=self._prompt.version,

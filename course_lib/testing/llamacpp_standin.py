@@ -12,7 +12,9 @@ course found llama-cpp-python 0.3.x to behave with small local models:
 - scheduled faults: an HTML page with HTTP 200 (`html`), HTTP 500 with a detail (`server_error`),
   a connection closed before the first byte (`drop`), a 404 (`not_found`), a late answer (`slow`);
 - memory extraction answers that invent facts: a phone and an e-mail nobody gave, a new order
-  number and name for a question, a command stored as a `problem`.
+  number and name for a question, a command stored as a `problem`;
+- optionally (`rambling=True`) SmolLM2-135M's habit: it never stops by itself, every answer runs to
+  `max_tokens` and ends with `finish_reason="length"`.
 
 Replies are written by the course's offline model (it reads the request like a model would), so
 a dialogue makes sense. Standard library only; binds 127.0.0.1 on a free port.
@@ -62,6 +64,7 @@ class LlamaCppStandIn:
         invent_facts: bool = True,
         json_schema: bool = True,
         json_object_only: bool = False,
+        rambling: bool = False,
     ) -> None:
         self.n_ctx = n_ctx
         self.model_name = model_name
@@ -71,6 +74,7 @@ class LlamaCppStandIn:
         # llama-cpp-python 0.3.36: response_format "json_schema" is a 500 («Input should be 'text' or
         # 'json_object'»); {"type": "json_object", "schema": …} is accepted and constrains the answer.
         self.json_object_only = json_object_only
+        self.rambling = rambling
         self.brain = OfflineModel(model_name=model_name, accepted_instruction_roles=frozenset({"system"}),
                                   prompt_cache=False)
         self.requests: deque[dict[str, Any]] = deque(maxlen=200)
@@ -173,6 +177,8 @@ class LlamaCppStandIn:
         if self.invent_facts and tag_block(_last_user(messages), "memory_source") is not None:
             completion = _with_message(completion, invent(completion["choices"][0]["message"]["content"],
                                                           tag_block(_last_user(messages), "memory_source") or ""))
+        if self.rambling and limit:
+            completion = ramble(completion, int(limit))
         completion_tokens = math.ceil(len(completion["choices"][0]["message"]["content"] or "") / 2)
         completion["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                                "total_tokens": prompt_tokens + completion_tokens}
@@ -183,6 +189,15 @@ class LlamaCppStandIn:
             # What the course saw: the stream just ends, with no finish reason and no error event.
             chunks = chunks[:1]
         return 200, tuple(chunks)
+
+
+def ramble(completion: dict[str, Any], limit: int) -> dict[str, Any]:
+    """The answer repeated until it fills `limit` tokens (two characters each), cut there: "length"."""
+    text = completion["choices"][0]["message"]["content"] or "…"
+    long_text = (text + " ") * (2 * limit // max(len(text) + 1, 1) + 1)
+    cut = _with_message(completion, long_text[: 2 * limit])
+    cut["choices"][0]["finish_reason"] = "length"
+    return cut
 
 
 def invent(answer: str, source: str) -> str:
