@@ -282,17 +282,9 @@ def explain(error: BaseException, cell: int | None = None) -> ShortError | None:
     return short
 
 
-def _cell_number(shell: Any) -> int | None:
-    """The running cell's [N]: IPython's result for this cell knows it (the shell's own counter may
-    already point at the next cell)."""
-    result = getattr(getattr(shell, "displayhook", None), "exec_result", None)
-    number = getattr(result, "execution_count", None)
-    return number if isinstance(number, int) else None
-
-
 def handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> list[str]:
     """IPython's custom exception handler: short form for course errors, usual traceback otherwise."""
-    short = explain(value, _cell_number(shell))
+    short = explain(value, trouble.running_cell(shell))
     if short is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return []

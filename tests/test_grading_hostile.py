@@ -32,7 +32,7 @@ import pytest
 from course_lib.grading import cli
 from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
 from course_lib.grading.cases import load_cases
-from course_lib.grading.sandbox import SANDBOX_UID_RANGE, detect_tier
+from course_lib.grading.sandbox import SANDBOX_UID_RANGE, ChildSession, detect_tier
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
@@ -53,8 +53,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _sandbox_pids() -> list[int]:
-    """Live processes under a sandbox uid. Zombies are already dead: the host's init reaps them."""
+def _sandbox_pids(uids: set[int]) -> list[int]:
+    """Live processes under one of `uids` (the sandbox uids this batch used; another grader running on
+    the machine has its own). Zombies are already dead: the host's init reaps them."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -67,7 +68,7 @@ def _sandbox_pids() -> list[int]:
             continue
         uid = int(status.get("Uid", "0").split()[0])
         state = status.get("State", "").split()[:1]
-        if SANDBOX_UID_RANGE[0] <= uid < SANDBOX_UID_RANGE[1] and state != ["Z"]:
+        if uid in uids and state != ["Z"]:
             found.append(int(entry.name))
     return found
 
@@ -99,8 +100,17 @@ def graded(tmp_path_factory):
     handler = logging.StreamHandler(stderr)
     grading_log = logging.getLogger("course_lib.grading")
     grading_log.addHandler(handler)
+    used_uids: set[int] = set()
+    start = ChildSession.__init__
+
+    def recording_start(self, *args, **kwargs):
+        start(self, *args, **kwargs)
+        if self._uid is not None:
+            used_uids.add(self._uid)
+
     try:
-        with contextlib.redirect_stderr(stderr):
+        with contextlib.redirect_stderr(stderr), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(ChildSession, "__init__", recording_start)
             code = cli.main([*folders, "--out", str(out), *FAST])
     finally:
         grading_log.removeHandler(handler)
@@ -108,13 +118,14 @@ def graded(tmp_path_factory):
     # Killed launchers are reaped at once, but a namespace's init may still be tearing the
     # namespace down (its processes already have SIGKILL pending) for a few milliseconds.
     deadline = time.monotonic() + 5
-    while _sandbox_pids() and time.monotonic() < deadline:
+    while _sandbox_pids(used_uids) and time.monotonic() < deadline:
         time.sleep(0.05)
     return {
         "code": code,
         "out": out,
         "leftover_dirs": after - before,
-        "pids": _sandbox_pids(),
+        "pids": _sandbox_pids(used_uids),
+        "uids": used_uids,
         "stderr": stderr.getvalue(),
         "key_users": _sandbox_key_users(),
     }
@@ -207,6 +218,8 @@ def test_reference_in_the_same_batch_still_scores_100(graded):
 
 
 def test_nothing_is_left_running_or_lying_around(graded):
+    if detect_tier() in ("root", "uid"):  # tiers that give each child a uid of its own
+        assert len(graded["uids"]) > len(CATALOGUE)  # the check below looked at the batch's children
     assert graded["pids"] == []  # the fork bomb's sleeping children included
     assert graded["leftover_dirs"] == set()
 

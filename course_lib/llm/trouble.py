@@ -28,12 +28,16 @@ _lock = threading.Lock()
 _first: Note | None = None
 
 
-def _running_cell() -> int | None:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    result = getattr(getattr(get_ipython(), "displayhook", None), "exec_result", None)
+def running_cell(shell: object | None = None) -> int | None:
+    """The running notebook cell's [N] (None outside IPython). IPython's result for the running
+    cell knows it; the shell's own counter may already point at the next cell."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return None
+        shell = get_ipython()
+    result = getattr(getattr(shell, "displayhook", None), "exec_result", None)
     number = getattr(result, "execution_count", None)
     return number if isinstance(number, int) else None
 
@@ -43,7 +47,7 @@ def note(error: BaseException) -> None:
     global _first
     with _lock:
         if _first is None:
-            _first = Note(_running_cell(), error)
+            _first = Note(running_cell(), error)
 
 
 def note_cut_reply(finish_reason: str | None) -> None:
