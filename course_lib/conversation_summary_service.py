@@ -84,7 +84,7 @@ class ConversationSummaryService:
             raise ConversationSummaryError(f"Не удалось создать сводку: {error}") from error
 
         if result.finish_reason == "length":
-            raise ConversationSummaryError("Summary остановлено из-за ограничения длины.")
+            raise ConversationSummaryError("Сводка не дописана: модель остановилась из-за ограничения длины.")
         if result.finish_reason != "stop":
             raise ConversationSummaryError(
                 f"Модель не вернула готовую сводку. Причина завершения: {result.finish_reason}."

@@ -128,7 +128,12 @@ def test_a_pronoun_taken_for_a_name_is_rejected():
 
 
 @pytest.mark.parametrize("model_wrote", ["+79123456789", "8 (912) 345-67-89", "+8 912 345 67 89"])
-def test_a_phone_is_stored_as_the_customer_wrote_it(model_wrote):
-    # Qwen rewrote «8 (999) 111-22-33» as «+8 (999) 111-22-33»: the digits match, the spelling is the customer's.
+def test_a_phone_is_stored_from_the_customers_digits(model_wrote):
+    # Qwen rewrote «8 (999) 111-22-33» as «+8 (999) 111-22-33»: the digits match, the value is rebuilt.
     screened = screen_facts([fact("phone", model_wrote)], TURN)
-    assert [f.value for f in screened.stated] == ["+7 912 345-67-89"]
+    assert [f.value for f in screened.stated] == ["+79123456789"]
+
+
+def test_a_short_phone_keeps_the_customers_spelling():
+    screened = screen_facts([fact("phone", "5550100")], "Мой номер: 555-0100, звоните вечером.")
+    assert [f.value for f in screened.stated] == ["555-0100"]

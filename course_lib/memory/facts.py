@@ -215,13 +215,17 @@ def is_grounded(fact: ExtractedFact, text: str) -> bool:
     return matched * 2 >= len(words)
 
 
-def phone_as_said(fact: ExtractedFact, text: str) -> ExtractedFact:
-    """A grounded phone in the customer's own spelling: a model rewrites «8 (999) 111-22-33» as
-    «+8 (999) 111-22-33», and the course stores only what was said."""
+def phone_from_customer(fact: ExtractedFact, text: str) -> ExtractedFact:
+    """A grounded phone rebuilt from the customer's own digits, in one form whatever the model wrote:
+    an 11-digit number (Russian «8 …» or «+7 …») becomes +7 and ten digits; any other, as typed.
+
+    Qwen turned «8 (999) 111-22-33» into «+8 (999) 111-22-33», a number nobody gave."""
     digits = re.sub(r"\D", "", fact.value)[-10:]
     for run in re.findall(r"[\d\s()+\-]{5,}", text):
-        if digits and digits in re.sub(r"\D", "", run):
-            return fact.model_copy(update={"value": run.strip(" -")})
+        said = re.sub(r"\D", "", run)
+        if digits and digits in said:
+            value = "+7" + said[1:] if len(said) == 11 else run.strip(" -")
+            return fact.model_copy(update={"value": value})
     return fact
 
 
@@ -268,5 +272,5 @@ def screen_facts(facts: list[ExtractedFact], customer_text: str) -> ScreenedFact
         elif all(is_question(s) for s in statements):
             asked.append(fact)
         else:
-            stated.append(phone_as_said(fact, statements[0]) if fact.kind == "phone" else fact)
+            stated.append(phone_from_customer(fact, statements[0]) if fact.kind == "phone" else fact)
     return ScreenedFacts(tuple(stated), tuple(asked), tuple(rejected))
