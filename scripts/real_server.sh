@@ -4,7 +4,8 @@
 # the first run compiles it (about 30 min on 2 busy cores); later runs reuse .venv-llama.
 #
 #   bash scripts/real_server.sh                  # Qwen2.5-Coder-0.5B: start the server, run the checks
-#   bash scripts/real_server.sh notebooks        # ... execute notebooks 00–07(08) against it instead
+#   bash scripts/real_server.sh notebooks        # ... execute notebooks 00–08 against it instead
+#   bash scripts/real_server.sh notebooks 05 08  # ... only these (prefixes or names)
 #   bash scripts/real_server.sh serve            # ... only serve (Ctrl+C stops); point the course at it
 #   MODEL=smollm2 bash scripts/real_server.sh    # SmolLM2-135M-Instruct instead (fast, far weaker)
 #
@@ -23,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ACTION="${1:-check}"
+shift || true  # what follows `notebooks`: the notebooks to run
 MODEL="${MODEL:-qwen}"
 N_CTX="${N_CTX:-4096}"
 PORT="${PORT:-8080}"
@@ -154,9 +156,11 @@ case "$ACTION" in
     check)
         .venv/bin/python scripts/real_server_check.py --base-url "$BASE_URL" --model "$ALIAS" ;;
     notebooks)
-        .venv/bin/python scripts/run_notebooks_on_server.py --base-url "$BASE_URL" --model "$ALIAS" ;;
+        .venv/bin/python scripts/run_notebooks_on_server.py --base-url "$BASE_URL" --model "$ALIAS" \
+            ${1:+--notebooks "$@"} ;;
     serve)
         echo "Сервер работает: OPENAI_BASE_URL=$BASE_URL OPENAI_MODEL=$ALIAS OPENAI_API_KEY=local"
-        echo "LLM_BACKEND=openai LLM_INSTRUCTION_ROLE=system. Остановить: Ctrl+C."
+        echo "LLM_BACKEND=openai LLM_INSTRUCTION_ROLE=system OPENAI_TIMEOUT_SECONDS=120 (на процессоре длинный"
+        echo "ответ пишется дольше 30 с по умолчанию). Остановить: Ctrl+C."
         wait "$SERVER_PID" ;;
 esac

@@ -130,6 +130,9 @@ def student_environment(base_url: str, model: str, course_root: Path | None) -> 
         "OPENAI_API_KEY": "local",
         "OPENAI_MODEL": model,
         "LLM_INSTRUCTION_ROLE": "system",
+        # A 0.5B model on two CPU cores writes ~15 tokens/s: a 500-token reply takes longer than the
+        # default 30 s. The course's timeout message tells a student to raise it; so does the README.
+        "OPENAI_TIMEOUT_SECONDS": "120",
         "COURSE_DOTENV": "0",
     })
     if course_root is not None:
