@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course_lib.russian import plural
+
 ROOT = Path(__file__).resolve().parent.parent
 # What a snapshot leaves out: environments, history, tests, outputs of other runs.
 SNAPSHOT_IGNORE = shutil.ignore_patterns(
@@ -248,7 +250,7 @@ def main(argv: list[str]) -> int:
     os.environ.clear()
     os.environ.update(student_environment(args.base_url, args.model, course_root))
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    print(f"{stamp}: {len(paths)} ноутбуков, сервер {args.base_url}, модель {args.model}, "
+    print(f"{stamp}: {plural(len(paths), ('ноутбук', 'ноутбука', 'ноутбуков'))}, сервер {args.base_url}, модель {args.model}, "
           f"{'снимок дерева ' + str(course_root) if course_root else 'рабочее дерево'}", flush=True)
     results = []
     for path in paths:
