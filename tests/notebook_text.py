@@ -67,3 +67,12 @@ def cell_by_id(cells, cell_id: str):
 
 def index_of(cells, cell_id: str) -> int:
     return next(i for i, c in enumerate(cells) if c.get("id") == cell_id)
+
+
+def hidden_check_cells(cells) -> list:
+    """The code cells with an assert; each must be collapsed and open with «# Проверка для CI»."""
+    checks = [c for c in cells if c.cell_type == "code" and "assert" in c.source]
+    for check in checks:
+        assert check.metadata.get("jupyter", {}).get("source_hidden") is True, check.get("id")
+        assert check.source.startswith("# Проверка для CI"), check.get("id")
+    return checks

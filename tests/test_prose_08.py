@@ -16,7 +16,7 @@ from course_lib.memory import LongTermMemory
 from course_lib.memory.facts import MAX_FACTS_PER_EXTRACTION, MAX_VALUE_CHARS
 from course_lib.memory.store import PREFIX_CHARS
 from course_lib.memory_bench import SCRIPT
-from notebook_text import all_output_text, cell_by_id, index_of, markdown_text, stream_text
+from notebook_text import all_output_text, cell_by_id, hidden_check_cells, index_of, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "08_long_term_memory"
@@ -138,11 +138,7 @@ def test_recall_hits_show_both_sides_and_the_prose_matches(cells):
 
 
 def test_checks_for_ci_are_hidden_and_model_words_are_checked_only_offline(cells):
-    for code_cell in cells:
-        if code_cell.cell_type != "code" or "assert" not in code_cell.source:
-            continue
-        assert code_cell.metadata.get("jupyter", {}).get("source_hidden") is True, code_cell.get("id")
-        assert code_cell.source.startswith("# Проверка для CI"), code_cell.get("id")
+    assert hidden_check_cells(cells)
     modes = cell(cells, "nb08-modes-check").source
     assert "if OFFLINE:\n    assert sync[0]" in modes and "sync[1:] == background[1:]" in modes
 

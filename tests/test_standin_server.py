@@ -255,12 +255,18 @@ def test_a_question_fills_a_gap_but_never_overwrites(standin, tmp_path):
         assert reply.memory_extraction is not None
 
 
-def test_a_server_without_json_schema_gets_the_plain_request(tmp_path):
-    with LlamaCppStandIn(json_schema=False) as server, memory_app(server, tmp_path) as app:
+def extraction_bodies_after_two_turns(server: LlamaCppStandIn, tmp_path) -> list[dict]:
+    """Anna gives her name, then her order; both facts are stored. The extraction requests the server counted."""
+    with memory_app(server, tmp_path) as app:
         app.chat_service.reply("a", "Меня зовут Анна.", user_id="anna")
         app.chat_service.reply("a", "Заказ 7718.", user_id="anna")
         assert {f.kind for f in app.chat_service.memory.facts("anna")} == {"name", "order_number"}
-        bodies = [p for p, _ in server.counted if "memory_source" in json.dumps(p, ensure_ascii=False)]
+    return [p for p, _ in server.counted if "memory_source" in json.dumps(p, ensure_ascii=False)]
+
+
+def test_a_server_without_json_schema_gets_the_plain_request(tmp_path):
+    with LlamaCppStandIn(json_schema=False) as server:
+        bodies = extraction_bodies_after_two_turns(server, tmp_path)
     assert bodies and "response_format" not in bodies[-1]  # asked once with the schema, then without
 
 
@@ -320,11 +326,8 @@ def test_real_server_check_passes_against_the_standin():
 
 def test_llama_cpp_python_gets_the_schema_as_json_object(tmp_path):
     # llama-cpp-python 0.3.36 answers "json_schema" with a 500 and takes {"type": "json_object", "schema": …}.
-    with LlamaCppStandIn(json_object_only=True) as server, memory_app(server, tmp_path) as app:
-        app.chat_service.reply("a", "Меня зовут Анна.", user_id="anna")
-        app.chat_service.reply("a", "Заказ 7718.", user_id="anna")
-        assert {f.kind for f in app.chat_service.memory.facts("anna")} == {"name", "order_number"}
-        bodies = [p for p, _ in server.counted if "memory_source" in json.dumps(p, ensure_ascii=False)]
+    with LlamaCppStandIn(json_object_only=True) as server:
+        bodies = extraction_bodies_after_two_turns(server, tmp_path)
     formats = [body.get("response_format", {}) for body in bodies]
     assert formats and all(f.get("type") == "json_object" and f.get("schema") for f in formats)
     asked = [p.get("response_format", {}).get("type") for p in server.requests if "memory_source" in json.dumps(p, ensure_ascii=False)]

@@ -197,10 +197,7 @@ def is_grounded(fact: ExtractedFact, text: str) -> bool:
     least half of its words (by stem) appear in the text.
     """
     if fact.kind == "phone":
-        digits = re.sub(r"\D", "", fact.value)[-10:]
-        return len(digits) >= 5 and any(
-            digits in re.sub(r"\D", "", run) for run in re.findall(r"[\d\s()+\-]{5,}", text)
-        )
+        return _phone_as_typed(fact.value, text) is not None
     if fact.kind == "email":
         return fact.value.strip().lower() in text.lower()
     value_words = [w for w in normalize_words(fact.value) if w.isdigit() or len(w) >= 3 or w == "нет"]
@@ -220,13 +217,23 @@ def phone_from_customer(fact: ExtractedFact, text: str) -> ExtractedFact:
     an 11-digit number (Russian «8 …» or «+7 …») becomes +7 and ten digits; any other, as typed.
 
     Qwen turned «8 (999) 111-22-33» into «+8 (999) 111-22-33», a number nobody gave."""
-    digits = re.sub(r"\D", "", fact.value)[-10:]
+    typed = _phone_as_typed(fact.value, text)
+    if typed is None:
+        return fact
+    said = re.sub(r"\D", "", typed)
+    return fact.model_copy(update={"value": "+7" + said[1:] if len(said) == 11 else typed})
+
+
+def _phone_as_typed(value: str, text: str) -> str | None:
+    """The run of phone characters in `text` that holds the value's digits (its last ten, at least
+    five), as the customer typed it; None when the text has no such run."""
+    digits = re.sub(r"\D", "", value)[-10:]
+    if len(digits) < 5:
+        return None
     for run in re.findall(r"[\d\s()+\-]{5,}", text):
-        said = re.sub(r"\D", "", run)
-        if digits and digits in said:
-            value = "+7" + said[1:] if len(said) == 11 else run.strip(" -")
-            return fact.model_copy(update={"value": value})
-    return fact
+        if digits in re.sub(r"\D", "", run):
+            return run.strip(" -")
+    return None
 
 
 def is_command(sentence: str) -> bool:

@@ -27,10 +27,11 @@ from course_lib.prompts.support_chat import get_support_chat_prompt
 from course_lib.prompts.tags import neutralize_tags, unwrap_tag, wrap_in_tag
 from course_lib.steps.common import ChatServiceError, validate_reply
 from course_lib.steps.sessions import ChatSession, normalize_session_id
-from course_lib.steps.window import WindowChatService, WindowReply, _exercise
+from course_lib.steps.window import WindowChatService, WindowReply
+from course_lib.your_code import on_each_call
 
 # In the notebook this is one line: `build_summary_source = your_code("build_summary_source")`.
-build_summary_source = _exercise("build_summary_source")
+build_summary_source = on_each_call("build_summary_source")
 
 SUMMARY_CHAT_PROMPT = get_support_chat_prompt("1.1.0")  # the chat prompt that explains <conversation_summary>
 

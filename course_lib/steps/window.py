@@ -39,15 +39,11 @@ from course_lib.your_code import on_each_call
 
 OFFLINE_DEMO_BUDGET = 300  # notebooks 04/05: small enough that the window works after a few turns
 
-
-# The exercise's function, chosen on every call (the student's file may change meanwhile).
-_exercise = on_each_call
-
-
+# Chosen again on every call (the student's file may change meanwhile).
 # In the notebook each of these is one line: `split_into_turns = your_code("split_into_turns")`.
-count_message_tokens = _exercise("count_message_tokens")
-split_into_turns = _exercise("split_into_turns")
-select_recent_turns = _exercise("select_recent_turns")
+count_message_tokens = on_each_call("count_message_tokens")
+split_into_turns = on_each_call("split_into_turns")
+select_recent_turns = on_each_call("select_recent_turns")
 
 
 def demo_budget(llm_client: LLMClient, token_counter: TokenCounter, instruction: Message,
