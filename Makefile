@@ -69,13 +69,20 @@ lab: $(STAMP)
 	  --LabApp.workspaces_dir="$(LAB_STATE)/workspaces" $(ROOT_FLAG) $(LAB_ARGS)
 
 # Unit tests, exercise and grader checks, and nbval over every notebook, in one pytest run.
-# A student bundle from `course_lib release` has no tests/: there it checks that every notebook runs
+# A student bundle from `grader release` has no tests/: there it checks that every notebook runs
 # (nbval-lax), since a solved exercise legitimately changes the stored check() output.
 TEST_PATHS := $(wildcard tests) notebooks
 NBVAL_MODE := $(if $(wildcard tests),--nbval,--nbval-lax)
 
+# pytest-xdist spreads the suite over TEST_WORKERS processes (default: one per core, plus one, since
+# many tests wait on kernels, subprocesses and servers). --dist loadfile keeps a file on one worker,
+# so a notebook's cells run in order in one kernel and a module's fixture is built once;
+# tests/conftest.py starts the longest files first (hence --no-loadscope-reorder).
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)' 2>/dev/null || echo 2)
+TEST_DIST    := --dist loadfile $(if $(wildcard tests),--no-loadscope-reorder)
+
 test: $(STAMP)
-	LLM_BACKEND=offline COURSE_DOTENV=0 OFFLINE_STREAM_CHARS_PER_SECOND=0 $(PY) -m pytest $(TEST_PATHS) $(NBVAL_MODE) --nbval-sanitize-with notebooks/sanitize.cfg
+	LLM_BACKEND=offline COURSE_DOTENV=0 OFFLINE_STREAM_CHARS_PER_SECOND=0 $(PY) -m pytest $(TEST_PATHS) $(NBVAL_MODE) --nbval-sanitize-with notebooks/sanitize.cfg -n $(TEST_WORKERS) $(TEST_DIST)
 
 # Re-execute every notebook in a fresh kernel and store its outputs (what nbval compares against).
 notebooks: $(STAMP)

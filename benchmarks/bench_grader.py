@@ -4,7 +4,7 @@
 
 The submissions are built from the course's own files: 70% reference solutions, 20% untouched
 stubs, 10% half reference and half stubs. Every exercise of every submission runs in its own
-sandboxed child with all public and hidden cases, exactly as `python -m course_lib grade` does
+sandboxed child with all public and hidden cases, exactly as `python -m grader grade` does
 (the benchmark calls that command's `main`), so the wall time also covers writing the reports,
 updating grades.csv under its lock and the similarity report.
 """
@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.grading import cli  # noqa: E402
-from course_lib.grading.catalog import EXERCISES  # noqa: E402
-from course_lib.grading.sandbox import detect_tier  # noqa: E402
+from grader import cli  # noqa: E402
+from course_lib.checking.catalog import EXERCISES  # noqa: E402
+from course_lib.checking.sandbox import detect_tier  # noqa: E402
 
 
 def build_submissions(folder: Path, count: int) -> None:

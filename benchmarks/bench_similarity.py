@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from course_lib.grading import similarity  # noqa: E402
-from course_lib.grading.catalog import BY_NAME, EXERCISES  # noqa: E402
+from grader import similarity  # noqa: E402
+from course_lib.checking.catalog import BY_NAME, EXERCISES  # noqa: E402
 from similarity_variants import VARIANTS, honest_sources, reference, variant  # noqa: E402
 
 OLD_LIMIT_SECONDS = 120.0

@@ -5,7 +5,7 @@ Importing it makes tiktoken's encodings available offline (see `course_lib.token
 
 It does so without importing tiktoken itself: if tiktoken is already imported, the files are put
 in place now; otherwise just before tiktoken's own code first runs (a one-shot import hook). So
-`import course_lib.grading` — the grader, which must run on a bare `python3` with no packages —
+`import course_lib.checking` — the checker the grader runs on a bare `python3` with no packages —
 imports nothing outside the standard library.
 """
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.russian import messages_count, tokens
 from course_lib.token_calibration import corrected
 from course_lib.tokenizer import REPLY_PRIMER_TOKENS, TokenCounter

@@ -104,7 +104,7 @@ class Settings(BaseSettings):
     def _known_store(cls, value: str | None) -> str | None:
         # An unknown scheme is a settings error now, not a SQLite file in a folder named "redis:".
         if value is not None:
-            from course_lib.store_url import StoreUrlError, parse_store_location
+            from course_lib.store_location import StoreUrlError, parse_store_location
 
             try:
                 parse_store_location(value)

@@ -2,7 +2,7 @@
 
 It reads `exercises/<name>.py` from the course folder (found by walking up from the current
 directory to the folder that holds exercises/ and course_lib/), runs the public cases through the
-same sandboxed runner as `python -m course_lib grade`, and prints a short Russian report. The
+same sandboxed runner as `python -m grader grade`, and prints a short Russian report. The
 report is deterministic (no timings, no paths outside the course), because notebooks store it and
 nbval compares it. Hidden cases run only at grading; the report says so.
 """
@@ -16,17 +16,17 @@ from pathlib import Path
 
 from IPython.display import display
 
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import EXERCISES, CourseLayout, find_course_root, get_exercise
-from course_lib.grading.runner import ExerciseResult, read_submission_file, run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import EXERCISES, CourseLayout, find_course_root, get_exercise
+from course_lib.checking.runner import ExerciseResult, read_submission_file, run_exercise
+from course_lib.checking.sandbox import Limits
 
 __all__ = ["CheckReport", "check", "run_check", "EXERCISE_NAMES"]
 
 EXERCISE_NAMES = tuple(exercise.name for exercise in EXERCISES)
 HIDDEN_NOTE = (
     "Скрытые тесты здесь не запускаются: они проверяют те же требования на других данных "
-    "при проверке работы (python -m course_lib grade)."
+    "при проверке работы преподавателем."
 )
 DETAIL_LIMIT = 600
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 # Files a notebook keeps across kernel restarts (notebook 07's sessions): in the course folder,
-# ignored by git, never in the student's hand-in.
-DATA_ROOT = Path(__file__).resolve().parent.parent / ".course-data"
+# ignored by git, never in the student's hand-in. COURSE_DATA_DIR moves them elsewhere: the test
+# suite runs the same notebook in several kernels at once, each with a folder of its own.
+DATA_ROOT = Path(os.environ.get("COURSE_DATA_DIR") or Path(__file__).resolve().parent.parent / ".course-data")
 CELL_TIMEOUT_SECONDS = 120
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 

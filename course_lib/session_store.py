@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ContextManager
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.sqlite_file import SQLiteFile
 from course_lib.whole_history import BrokenHistoryError, WholeHistory
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from course_lib.grading.catalog import BY_NAME, Exercise, find_course_root, get_exercise
+from course_lib.checking.catalog import BY_NAME, Exercise, find_course_root, get_exercise
 
 __all__ = ["ExerciseCode", "YOURS", "COURSE", "your_code", "which_code"]
 

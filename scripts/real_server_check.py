@@ -51,7 +51,9 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=1100)
     args = parser.parse_args()
     if args.standin:
-        from course_lib.testing.llamacpp_standin import LlamaCppStandIn
+        # The stand-in is the test suite's helper (tests/support), not part of course_lib.
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+        from llamacpp_standin import LlamaCppStandIn
 
         with LlamaCppStandIn(model_name=args.model) as server:
             args.base_url = server.base_url

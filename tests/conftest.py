@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import sys
+from pathlib import Path
 
 import pytest
+
+# The suite's own helpers (fake OpenAI server, the llama.cpp stand-in) live in tests/support:
+# never in course_lib, so they are not shipped to students.
+sys.path.insert(0, str(Path(__file__).with_name("support")))
 
 from course_lib.config import Settings
 
@@ -77,3 +83,49 @@ def make_settings(offline_settings: Settings):
         return offline_settings.model_copy(update=changes)
 
     return make
+
+
+# --- Spreading the suite over pytest-xdist workers (`make test`: -n N --dist loadfile) ---------
+# A file is one unit of work, so its module fixtures are built once and a notebook's cells run in
+# order in one kernel; each test of a SPREAD file is an independent notebook run, a unit of its own.
+# Units start longest first (measured with --durations on 2 cores; `--no-loadscope-reorder` keeps
+# this order), so that no worker picks up a 40-second file last. Only the wall time depends on it.
+LONGEST_FIRST = (
+    "tests/test_notebooks_on_a_rambling_model.py",
+    "tests/test_instructor_new_exercise.py",
+    "tests/browser/test_browser_e2e.py",
+    "tests/test_notebooks_real_api_path.py",
+    "tests/test_notebooks_with_solutions.py",
+    "tests/test_instructor_intake.py",
+    "tests/test_grading_hostile.py",
+    "tests/test_console.py",
+    "tests/test_stores_processes.py",
+    "tests/test_session_store.py",
+    "tests/test_grading_cli.py",
+    "tests/test_instructor_rosters.py",
+    "tests/test_instructor_journey.py",
+    "tests/test_grading_release.py",
+)
+SPREAD = ("tests/test_notebooks_real_api_path.py", "tests/test_notebooks_with_solutions.py")
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: number for number, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))  # stable: cells keep order
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FilesAndNotebookRuns(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = _file_of(nodeid)
+            return nodeid if path in SPREAD else path
+
+    return FilesAndNotebookRuns(config, log)

@@ -20,8 +20,8 @@ import re
 import pytest
 from test_exercises_mutants import BUILT_IN, MUTANTS, _outcomes
 
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import EXERCISES, CourseLayout
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import EXERCISES, CourseLayout
 
 LAYOUT = CourseLayout(__import__("pathlib").Path(__file__).resolve().parents[1])
 MAX_HINT = 160

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.exercises import EXERCISE_NAMES, HIDDEN_NOTE, check, run_check
-from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,7 +86,7 @@ def test_run_check_returns_the_results():
 
 
 def test_course_root_is_found_by_walking_up(tmp_path):
-    from course_lib.grading.catalog import find_course_root
+    from course_lib.checking.catalog import find_course_root
 
     assert find_course_root(ROOT / "notebooks") == ROOT
     assert find_course_root(ROOT / "exercises" / "cases") == ROOT

@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.grading.catalog import EXERCISES
+from course_lib.checking.catalog import EXERCISES
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

@@ -8,7 +8,7 @@ may be left to the hidden set only when the hidden case file says why, under "le
 [{"mistake": "<the mutant's description>", "why": "..."}].
 
 Besides the list below, an exercise's hidden case file may keep its own mutants (what
-`course-lib instructor new-exercise` writes, and where a new exercise's author adds theirs):
+`course-grader instructor new-exercise` writes, and where a new exercise's author adds theirs):
 "mutants": [{"mistake": "<description>", "replace": ["<old text in the reference>", "<new text>"]}].
 """
 
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading.catalog import EXERCISES
+from course_lib.checking.catalog import EXERCISES
 
 ROOT = Path(__file__).resolve().parents[1]
 

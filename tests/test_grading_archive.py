@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli
-from course_lib.grading.archive import read_member
-from course_lib.grading.catalog import BY_NAME
-from course_lib.grading.submission import MAX_SOURCE_BYTES, Submission
+from grader import cli
+from grader.archive import read_member
+from course_lib.checking.catalog import BY_NAME
+from grader.submission import MAX_SOURCE_BYTES, Submission
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = (ROOT / "solutions" / "commit_turn.py").read_bytes()
@@ -106,8 +106,8 @@ def test_a_stored_member_longer_than_declared_is_damaged(tmp_path):
 BOMB_RSS = r"""
 import resource, sys, zipfile
 from pathlib import Path
-from course_lib.grading.catalog import BY_NAME
-from course_lib.grading.submission import Submission
+from course_lib.checking.catalog import BY_NAME
+from grader.submission import Submission
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 submission = Submission.open(Path(sys.argv[1]))
 found = submission.read(BY_NAME["commit_turn"])

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading.cases import FAKES, CaseFormatError, load_cases, parse_cases
-from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout, get_exercise
-from course_lib.grading.compare import Opaque, Pairs, ProtocolViolation, decode, first_difference
+from course_lib.checking.cases import FAKES, CaseFormatError, load_cases, parse_cases
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout, get_exercise
+from course_lib.checking.compare import Opaque, Pairs, ProtocolViolation, decode, first_difference
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)
@@ -44,7 +44,7 @@ def test_child_input_holds_inputs_only(exercise):
 
 
 def test_fakes_match_the_harness():
-    from course_lib.grading.child import isolated
+    from course_lib.checking.child import isolated
 
     fake = isolated.build()[2]
     for name in FAKES:

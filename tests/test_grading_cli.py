@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli
+from grader import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 # Trusted code only here: where namespaces are unavailable, grade it in the basic tier anyway.
@@ -24,12 +24,12 @@ def _rows(out: Path) -> list[dict]:
 
 
 def test_module_entry_point_with_progress_bar(tmp_path):
-    """`python -m course_lib grade` end to end, as an instructor runs it."""
+    """`python -m grader grade` end to end, as an instructor runs it."""
     submission = tmp_path / "ivanov"
     submission.mkdir()
     shutil.copyfile(ROOT / "solutions" / "commit_turn.py", submission / "commit_turn.py")
     completed = subprocess.run(
-        [sys.executable, "-m", "course_lib", "grade", str(submission), "--out", str(tmp_path / "o"),
+        [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(tmp_path / "o"),
          "--exercise", "commit_turn", "--exercise", "split_into_turns", "--allow-weak-sandbox"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip

@@ -1,4 +1,5 @@
-"""`grade *` run from inside the submissions folder must never import a student's `course_lib`."""
+"""`grade *` run from inside the submissions folder must never import a student's `grader` or
+`course_lib`."""
 
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ def _submissions(tmp_path: Path, package: bool) -> tuple[Path, Path]:
     (subs / "alice").mkdir(parents=True)
     shutil.copyfile(ROOT / "solutions" / "commit_turn.py", subs / "alice" / "commit_turn.py")
     marker = tmp_path / "PLANTED-CODE-RAN"
-    planted = subs / "course_lib"
-    planted.mkdir()
-    for name in ("__init__.py", "__main__.py") if package else ("commit_turn.py",):
-        (planted / name).write_text(PLANT.format(marker=str(marker)), encoding="utf-8")
+    for package_name in ("grader", "course_lib"):
+        planted = subs / package_name
+        planted.mkdir()
+        for name in ("__init__.py", "__main__.py") if package else ("commit_turn.py",):
+            (planted / name).write_text(PLANT.format(marker=str(marker)), encoding="utf-8")
     return subs, marker
 
 
@@ -38,9 +40,9 @@ def _grade(command: list[str], subs: Path, out: Path) -> subprocess.CompletedPro
 
 
 def _console_script() -> Path:
-    script = Path(sys.executable).parent / "course-lib"
+    script = Path(sys.executable).parent / "course-grader"
     if not script.exists():
-        pytest.skip("the course-lib console script is not installed (pip install -e .)")
+        pytest.skip("the course-grader console script is not installed (pip install -e .)")
     return script
 
 
@@ -50,7 +52,7 @@ def test_documented_entry_points_never_import_a_planted_course_lib(tmp_path, ent
     if entry == "console_script":
         command = [str(_console_script())]
     else:
-        command = [sys.executable, "-P", "-m", "course_lib"]
+        command = [sys.executable, "-P", "-m", "grader"]
     env_path = ENV.pop("PYTHONPATH")
     try:
         completed = _grade(command, subs, tmp_path / "out")
@@ -62,12 +64,13 @@ def test_documented_entry_points_never_import_a_planted_course_lib(tmp_path, ent
         rows = {row["submission"]: row for row in csv.DictReader(handle)}
     assert rows["alice"]["commit_turn"] == "10.00"
     assert rows["course_lib"]["status"] == "missing"  # just another folder: no commit_turn.py in it
+    assert rows["grader"]["status"] == "missing"
 
 
 def test_python_m_from_a_submissions_folder_is_refused(tmp_path):
-    """A `course_lib` folder without __init__.py loses to our package; then grade refuses."""
+    """A `grader` folder without __init__.py loses to our package; then grade refuses."""
     subs, marker = _submissions(tmp_path, package=False)
-    completed = _grade([sys.executable, "-m", "course_lib"], subs, tmp_path / "out")
+    completed = _grade([sys.executable, "-m", "grader"], subs, tmp_path / "out")
     assert completed.returncode == 2
-    assert "python -P -m course_lib" in completed.stderr and "course-lib grade" in completed.stderr
+    assert "python -P -m grader" in completed.stderr and "course-grader grade" in completed.stderr
     assert not marker.exists() and not (tmp_path / "out").exists()

@@ -8,8 +8,8 @@ import io
 import os
 from pathlib import Path
 
-from course_lib.grading import cli
-from course_lib.grading.launch import unsafe_launch
+from grader import cli
+from grader.launch import unsafe_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE_NAME = "hw\x1b[2K\r\x1b[8mГотово: 20 работ, ошибок нет\x1b[0m"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
-from course_lib.grading.report import SubmissionResult, feedback_markdown, results_json
-from course_lib.grading.results import case_points
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout
+from grader.report import SubmissionResult, feedback_markdown, results_json
+from course_lib.checking.results import case_points
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)
@@ -103,7 +103,7 @@ def test_per_test_max_scores_sum_to_the_exercise_points_exactly(exercise):
 
 
 def test_results_json_max_scores_sum_to_the_course_total(tmp_path):
-    from course_lib.grading.results import CaseResult, ExerciseResult
+    from course_lib.checking.results import CaseResult, ExerciseResult
 
     exercises = []
     for exercise in EXERCISES:

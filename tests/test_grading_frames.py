@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import runner, sandbox
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, CourseLayout
-from course_lib.grading.compare import Pairs, ProtocolViolation, decode
-from course_lib.grading.judge import judge
-from course_lib.grading.sandbox import Limits
+from course_lib.checking import runner, sandbox
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, CourseLayout
+from course_lib.checking.compare import Pairs, ProtocolViolation, decode
+from course_lib.checking.judge import judge
+from course_lib.checking.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)
@@ -67,7 +67,7 @@ def test_a_sandbox_error_message_is_escaped_before_it_reaches_the_log(monkeypatc
             pass
 
     monkeypatch.setattr(runner, "ChildSession", FakeSession)
-    with caplog.at_level(logging.WARNING, logger="course_lib.grading"):
+    with caplog.at_level(logging.WARNING, logger="grader"):
         result = runner.run_exercise(EXERCISE, "x = 1\n", [[CASE]], Limits())
     assert result.cases[0].category == "sandbox"
     (record,) = caplog.records

@@ -1,7 +1,7 @@
 """The hostile catalogue: every submission in tests/hostile/ gets exactly the score it earned.
 
 All of them are graded in one batch (next to the reference solutions, which must still score 100%),
-with small timeouts, through the real `python -m course_lib grade` entry point. Each hostile folder
+with small timeouts, through the real `python -m grader grade` entry point. Each hostile folder
 holds the hostile exercise files and a hostile.json:
 
     {"description": "...",
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli
-from course_lib.grading.catalog import BY_NAME, EXERCISES, CourseLayout
-from course_lib.grading.cases import load_cases
-from course_lib.grading.sandbox import SANDBOX_UID_RANGE, ChildSession, detect_tier
+from grader import cli
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout
+from course_lib.checking.cases import load_cases
+from course_lib.checking.sandbox import SANDBOX_UID_RANGE, ChildSession, detect_tier
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
@@ -98,7 +98,7 @@ def graded(tmp_path_factory):
     # Everything the grader writes to stderr (its log included) during the batch.
     stderr = io.StringIO()
     handler = logging.StreamHandler(stderr)
-    grading_log = logging.getLogger("course_lib.grading")
+    grading_log = logging.getLogger("grader")
     grading_log.addHandler(handler)
     used_uids: set[int] = set()
     start = ChildSession.__init__

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli, sandbox
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, CourseLayout
-from course_lib.grading.child import seccomp
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits, detect_tier, selftest
+from grader import cli
+from course_lib.checking import sandbox
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, CourseLayout
+from course_lib.checking.child import seccomp
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits, detect_tier, selftest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from course_lib.grading import cli
+from grader import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--no-progress", "--allow-weak-sandbox", "--exercise", "commit_turn"]
@@ -16,7 +16,7 @@ QUIET = ["--no-progress", "--allow-weak-sandbox", "--exercise", "commit_turn"]
 def _course(tmp_path: Path) -> Path:
     """A private copy of the course, so links never touch the real checkout's files."""
     course = tmp_path / "course"
-    for name in ("exercises", "course_lib", "solutions", "grading"):
+    for name in ("exercises", "course_lib", "grader", "solutions", "grading"):
         shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
     return course
 

@@ -7,9 +7,9 @@ import json
 import shutil
 from pathlib import Path
 
-from course_lib.grading import cli, report
-from course_lib.grading.names import output_name, output_names
-from course_lib.grading.safetext import csv_cell
+from grader import cli, report
+from grader.names import output_name, output_names
+from course_lib.checking.safetext import csv_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--no-progress", "--allow-weak-sandbox", "--exercise", "commit_turn"]

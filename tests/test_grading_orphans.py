@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading.sandbox import detect_tier
+from course_lib.checking.sandbox import detect_tier
 
 ROOT = Path(__file__).resolve().parents[1]
 # The sandbox uid must be able to read the interpreter: the system one, as on Gradescope.
@@ -21,10 +21,10 @@ ENV = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
 
 GRADER = r"""
 import sys
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, CourseLayout, course_root
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, CourseLayout, course_root
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits
 source = "import time\ntime.sleep(10**6)\n"
 limits = Limits(tier=sys.argv[1], import_timeout=300, exercise_seconds=300, submission_seconds=300)
 exercise = BY_NAME["commit_turn"]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli
-from course_lib.grading.catalog import EXERCISES
+from grader import cli
+from course_lib.checking.catalog import EXERCISES
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADESCOPE_TEST_KEYS = {"name", "score", "max_score", "status", "output", "visibility"}

@@ -1,4 +1,4 @@
-"""`python -m course_lib release`: the student bundle has no solutions and no hidden cases."""
+"""`python -m grader release`: the student bundle has no solutions and no hidden cases."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import release
-from course_lib.grading.catalog import EXERCISES, CourseLayout
+from grader import release
+from course_lib.checking.catalog import EXERCISES, CourseLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)
@@ -91,31 +91,44 @@ def test_instructor_commands_are_not_in_the_bundle(bundle, tmp_path):
     import subprocess
     import sys
 
-    for relative in release.INSTRUCTOR_FILES:
-        assert not (bundle / relative).exists(), relative
+    assert not (bundle / "grader").exists() and not (bundle / "tests").exists()
+    assert not (bundle / "course_lib" / "testing").exists()
+    assert not list(bundle.rglob("fake_openai.py")) and not list(bundle.rglob("llamacpp_standin.py"))
     env = {**os.environ, "PYTHONPATH": str(bundle), "LLM_BACKEND": "offline", "COURSE_DOTENV": "0"}
     run = lambda *args: subprocess.run([sys.executable, "-P", "-m", "course_lib", *args], cwd=bundle,  # noqa: E731
                                        env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     listed = run("--help").stdout
-    assert "handin" in listed and "instructor" not in listed
-    for args in (["instructor", "mistakes"], ["instructor", "quiz-key"]):
+    assert "handin" in listed
+    for command in ("grade", "release", "autograder", "export", "instructor"):
+        assert f"  {command} " not in listed, command
+    probe = "import importlib.util as u; s = u.find_spec('grader'); print(s.origin if s else '')"
+    found = subprocess.run([sys.executable, "-P", "-c", probe], cwd=bundle, env=env,
+                           capture_output=True, text=True, timeout=60).stdout.strip()  # fmt: skip
+    assert str(bundle) not in found  # this venv's editable install may point at the course; the bundle has none
+    for args in (["instructor", "mistakes"], ["instructor", "quiz-key"], ["grade", "x"]):
         result = run(*args)
         assert result.returncode == 2 and "для преподавателя" in result.stderr
         assert "Traceback" not in result.stderr
     copy = tmp_path / "copy"
     shutil.copytree(bundle, copy)
-    shutil.copyfile(ROOT / "course_lib" / "grading" / "instructor.py", copy / "course_lib/grading/instructor.py")
-    assert any("instructor.py" in problem for problem in release.verify_bundle(copy, LAYOUT))
+    (copy / "grader").mkdir()
+    shutil.copyfile(ROOT / "grader" / "instructor.py", copy / "grader" / "instructor.py")
+    (copy / "course_lib" / "sneaky.py").write_text("from grader.cli import main\n", encoding="utf-8")
+    (copy / "course_lib" / "test_leak.py").write_text("x = 1\n", encoding="utf-8")
+    problems = release.verify_bundle(copy, LAYOUT)
+    assert any("grader" in problem and "верхнего уровня" in problem for problem in problems), problems
+    assert any("sneaky.py" in problem and "grader.cli" in problem for problem in problems), problems
+    assert any("test_leak.py" in problem for problem in problems), problems
 
 
 def test_help_names_the_command_as_invoked(monkeypatch, capsys):
-    from course_lib.grading import cli
+    from grader import cli
 
-    monkeypatch.setattr("sys.argv", ["/venv/bin/course-lib", "grade", "--help"])
+    monkeypatch.setattr("sys.argv", ["/venv/bin/course-grader", "grade", "--help"])
     with pytest.raises(SystemExit):
         cli.main(["--help"])
-    assert capsys.readouterr().out.startswith("usage: course-lib grade")
-    monkeypatch.setattr("sys.argv", ["/x/course_lib/__main__.py", "grade", "--help"])
+    assert capsys.readouterr().out.startswith("usage: course-grader grade")
+    monkeypatch.setattr("sys.argv", ["/x/grader/__main__.py", "grade", "--help"])
     with pytest.raises(SystemExit):
         cli.main(["--help"])
-    assert capsys.readouterr().out.startswith("usage: python -m course_lib grade")
+    assert capsys.readouterr().out.startswith("usage: python -m grader grade")

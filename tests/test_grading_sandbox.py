@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import sandbox
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import EXERCISES, CourseLayout
-from course_lib.grading.runner import read_submission_file, run_exercise
-from course_lib.grading.sandbox import SANDBOX_UID_RANGE, Limits, selftest
+from course_lib.checking import sandbox
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import EXERCISES, CourseLayout
+from course_lib.checking.runner import read_submission_file, run_exercise
+from course_lib.checking.sandbox import SANDBOX_UID_RANGE, Limits, selftest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)
@@ -26,7 +26,7 @@ SECRETS = [
     str(LAYOUT.solutions_dir / "commit_turn.py"),
     str(LAYOUT.hidden_cases_dir),
     str(LAYOUT.hidden_cases_dir / "commit_turn.json"),
-    str(ROOT / "course_lib" / "grading" / "cases.py"),
+    str(ROOT / "course_lib" / "checking" / "cases.py"),
     "/etc/passwd",
     "/root/.bash_history",
     "/proc/self/environ",
@@ -63,10 +63,10 @@ package = types.ModuleType("course_lib")
 package.__path__ = [{root!r} + "/course_lib"]   # skip course_lib/__init__ (it needs tiktoken)
 sys.modules["course_lib"] = package
 from pathlib import Path
-from course_lib.grading import sandbox
-from course_lib.grading.catalog import BY_NAME, CourseLayout
-from course_lib.grading.cases import load_cases
-from course_lib.grading.runner import read_submission_file, run_exercise
+from course_lib.checking import sandbox
+from course_lib.checking.catalog import BY_NAME, CourseLayout
+from course_lib.checking.cases import load_cases
+from course_lib.checking.runner import read_submission_file, run_exercise
 tier = sandbox.detect_tier()
 report = sandbox.selftest(sandbox.Limits(tier=tier), {secrets!r})
 layout = CourseLayout(Path({root!r}))
@@ -96,7 +96,7 @@ def test_userns_tier_for_an_ordinary_user():
     copy = Path(tempfile.mkdtemp(prefix="userns-grader-"))
     try:
         ignore = shutil.ignore_patterns("__pycache__")
-        shutil.copytree(ROOT / "course_lib" / "grading", copy / "course_lib" / "grading", ignore=ignore)
+        shutil.copytree(ROOT / "course_lib" / "checking", copy / "course_lib" / "checking", ignore=ignore)
         for name in ("exercises/cases/commit_turn.json", "solutions/commit_turn.py"):
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(ROOT / name, copy / name)

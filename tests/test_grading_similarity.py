@@ -10,8 +10,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from similarity_variants import VARIANTS, honest_sources, reference, variant  # noqa: E402
 
-from course_lib.grading.catalog import BY_NAME, EXERCISES  # noqa: E402
-from course_lib.grading.similarity import THRESHOLD, compare, fingerprint, pair_row  # noqa: E402
+from course_lib.checking.catalog import BY_NAME, EXERCISES  # noqa: E402
+from grader.similarity import THRESHOLD, compare, fingerprint, pair_row  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", VARIANTS)

@@ -83,10 +83,10 @@ raise RuntimeError("SAW " + repr(sorted(seen)))
 
 GRADER = r'''
 import json, sys
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, CourseLayout, course_root
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits, detect_tier, selftest
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, CourseLayout, course_root
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits, detect_tier, selftest
 tier = detect_tier()
 report = selftest(Limits(tier=tier), [])
 layout = CourseLayout(course_root(None))

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import catalog
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import BY_NAME, EXERCISES, TOTAL_POINTS, CourseLayout
-from course_lib.grading.results import case_points
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking import catalog
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import BY_NAME, EXERCISES, TOTAL_POINTS, CourseLayout
+from course_lib.checking.results import case_points
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)
@@ -88,7 +88,7 @@ def test_unknown_name_is_a_clear_error():
 @pytest.fixture()
 def course_copy(tmp_path):
     copy = tmp_path / "course"
-    for name in ("course_lib", "exercises", "solutions", "grading", "notebooks"):
+    for name in ("course_lib", "grader", "exercises", "solutions", "grading", "notebooks"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("README.md", "requirements.txt", "pyproject.toml", "Makefile", ".env.example"):
         if (ROOT / name).exists():
@@ -98,7 +98,8 @@ def course_copy(tmp_path):
 
 def _course_lib(copy: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(copy), "LLM_BACKEND": "offline", "COURSE_DOTENV": "0"}
-    return subprocess.run([sys.executable, "-P", "-m", "course_lib", *args], cwd=copy, env=env,
+    package = "grader" if args[0] in ("grade", "release", "autograder", "export", "instructor") else "course_lib"
+    return subprocess.run([sys.executable, "-P", "-m", package, *args], cwd=copy, env=env,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
@@ -127,7 +128,7 @@ def test_adding_an_exercise_end_to_end(course_copy, tmp_path):
         if suffix == ".json":
             text = text.replace('"exercise": "commit_turn"', f'"exercise": "{name}"')
         (course_copy / folder / f"{name}{suffix}").write_text(text, encoding="utf-8")
-    registry = course_copy / "course_lib" / "grading" / "exercises.json"
+    registry = course_copy / "course_lib" / "checking" / "exercises.json"
     data = json.loads(registry.read_text(encoding="utf-8"))
     entry = dict(next(e for e in data["exercises"] if e["name"] == "commit_turn"), name=name, points=5)
     data["exercises"].append(entry)

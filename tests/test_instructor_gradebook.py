@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli
+from grader import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--no-progress", "--allow-weak-sandbox", "--exercise", "commit_turn"]

@@ -2,7 +2,7 @@
 
 A temporary folder is bind-mounted over /autograder in a private mount namespace (`unshare -m`, as
 root); the zip is unpacked into source/, setup.sh runs, run_autograder is copied next to it, and it
-runs under `env -i` with /usr/bin/python3 (no pip packages: importing course_lib.grading needs none).
+runs under `env -i` with /usr/bin/python3 (no pip packages: importing grader needs none).
 Twice: as root with namespaces (the `root` tier), and like a default Docker container — no
 CAP_SYS_ADMIN, unshare/setns/clone(CLONE_NEWUSER) refused by seccomp as Docker's default profile
 does — where the grader falls back to the `uid` tier. In both, a submission that tries to read the
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import autograder
-from course_lib.grading.catalog import EXERCISES, TOTAL_POINTS
+from grader import autograder
+from course_lib.checking.catalog import EXERCISES, TOTAL_POINTS
 
 from container_sim import CONTAINER
 
@@ -33,7 +33,7 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 SNOOP = r'''
 import os
 PATHS = ["/autograder/source", "/autograder/source/grading/hidden/commit_turn.json",
-         "/autograder/source/course_lib/grading/cli.py", "/autograder/submission",
+         "/autograder/source/grader/cli.py", "/autograder/submission",
          "/autograder/results", "/autograder/submission_metadata.json", "/autograder/run_autograder"]
 
 def build_chat_messages(instruction, history, user_text):
@@ -86,10 +86,11 @@ def test_system_python_is_bare_and_new_enough():
 def test_zip_layout(zip_path):
     names = zipfile.ZipFile(zip_path).namelist()
     assert names[:2] == ["setup.sh", "run_autograder"]
-    assert "course_lib/grading/cli.py" in names and "grading/hidden/commit_turn.json" in names
+    assert "grader/cli.py" in names and "grading/hidden/commit_turn.json" in names
     assert not [n for n in names if n.startswith(("solutions/", "notebooks/", "tests/"))]
-    assert not [n for n in names if n.startswith("course_lib/") and not n.startswith("course_lib/grading/")
-                and n not in ("course_lib/__init__.py", "course_lib/__main__.py")]  # fmt: skip
+    assert "course_lib/checking/runner.py" in names
+    assert not [n for n in names if n.startswith("course_lib/") and not n.startswith("course_lib/checking/")
+                and n != "course_lib/__init__.py"]  # fmt: skip
     mode = zipfile.ZipFile(zip_path).getinfo("run_autograder").external_attr >> 16
     assert mode & 0o111
 
@@ -158,7 +159,7 @@ def test_results_json_is_written_even_when_grading_fails(tmp_path, zip_path, mou
     tree_zip = tmp_path / "broken.zip"
     with zipfile.ZipFile(zip_path) as source, zipfile.ZipFile(tree_zip, "w") as target:
         for info in source.infolist():
-            if info.filename != "course_lib/grading/exercises.json":
+            if info.filename != "course_lib/checking/exercises.json":
                 target.writestr(info, source.read(info))
     document = _run(tmp_path, tree_zip, {}, docker_like=False)
     assert document["score"] == 0 and document["tests"] == []
@@ -182,7 +183,7 @@ def test_uid_tier_refuses_when_the_course_is_readable(tmp_path):
     sub = tmp_path / "sub"
     sub.mkdir()
     result = subprocess.run(
-        [SYSTEM_PYTHON, str(wrapper), "landlock", SYSTEM_PYTHON, "-P", "-m", "course_lib", "grade", str(sub),
+        [SYSTEM_PYTHON, str(wrapper), "landlock", SYSTEM_PYTHON, "-P", "-m", "grader", "grade", str(sub),
          "--out", str(tmp_path / "out"), "--exercise", "commit_turn"],
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, cwd=tmp_path,
         capture_output=True, text=True, timeout=120,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import instructor, release
-from course_lib.grading.catalog import EXERCISES, CourseLayout
+from grader import instructor, release
+from course_lib.checking.catalog import EXERCISES, CourseLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)

@@ -14,9 +14,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from course_lib.grading import cli
-from course_lib.grading.catalog import BY_NAME, CourseLayout
-from course_lib.grading.submission import Submission
+from grader import cli
+from course_lib.checking.catalog import BY_NAME, CourseLayout
+from grader.submission import Submission
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli
-from course_lib.grading.catalog import EXERCISES, TOTAL_POINTS, get_exercise
-from course_lib.grading.submission import Submission
+from grader import cli
+from course_lib.checking.catalog import EXERCISES, TOTAL_POINTS, get_exercise
+from grader.submission import Submission
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--no-progress", "--allow-weak-sandbox"]
@@ -222,8 +222,8 @@ def test_similarity_report_pairs_and_course_code(graded):
 def test_similarity_finds_code_copied_from_course_lib():
     import ast
 
-    from course_lib.grading.catalog import BY_NAME, CourseLayout
-    from course_lib.grading.similarity import MIN_NODES, similarity_rows, tokens
+    from course_lib.checking.catalog import BY_NAME, CourseLayout
+    from grader.similarity import MIN_NODES, similarity_rows, tokens
 
     path = ROOT / "course_lib" / "chat_history.py"
     source = path.read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from course_lib.grading import cli, export
+from grader import cli, export
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--no-progress", "--allow-weak-sandbox", "--exercise", "commit_turn"]

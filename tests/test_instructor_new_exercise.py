@@ -1,4 +1,4 @@
-"""`course-lib instructor new-exercise NAME --notebook NN` on a temporary copy of the course: the
+"""`course-grader instructor new-exercise NAME --notebook NN` on a temporary copy of the course: the
 scaffolded exercise passes the course's own checks on the first run (statement, interface, case
 counts and names, points, mutants caught by public and hidden cases, grading, release), and its
 practice cells land in the notebook, whose stored outputs then pass nbval."""
@@ -21,7 +21,7 @@ NAME = "clean_reply"
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     copy = tmp_path_factory.mktemp("course") / "course"
-    for name in ("course_lib", "exercises", "solutions", "grading", "notebooks", "tests"):
+    for name in ("course_lib", "grader", "exercises", "solutions", "grading", "notebooks", "tests"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "browser"))
     for name in ("README.md", "requirements.txt", "pyproject.toml", "Makefile", ".env.example"):
         if (ROOT / name).exists():
@@ -29,7 +29,9 @@ def course(tmp_path_factory):
     return copy
 
 
-def _run(copy: Path, *args: str, module: str = "course_lib") -> subprocess.CompletedProcess:
+def _run(copy: Path, *args: str, module: str | None = None) -> subprocess.CompletedProcess:
+    if module is None:
+        module = "grader" if args[0] in ("grade", "release", "instructor") else "course_lib"
     env = {**os.environ, "PYTHONPATH": str(copy), "LLM_BACKEND": "offline", "COURSE_DOTENV": "0"}
     return subprocess.run([sys.executable, "-P", "-m", module, *args], cwd=copy, env=env,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
@@ -48,7 +50,7 @@ def test_the_command_writes_every_file_and_prints_the_notebook_cells(scaffolded)
                      f"grading/hidden/{NAME}.json"):  # fmt: skip
         assert (course / relative).is_file()
         assert str(course / relative) in stdout  # printed in full
-    registry = json.loads((course / "course_lib/grading/exercises.json").read_text(encoding="utf-8"))
+    registry = json.loads((course / "course_lib/checking/exercises.json").read_text(encoding="utf-8"))
     assert registry["exercises"][-1]["name"] == NAME and registry["exercises"][-1]["notebook"] == "04"
     assert "INSTRUCTOR.md" in stdout
     notebook = next((course / "notebooks").glob("04_*.ipynb"))
@@ -59,11 +61,11 @@ def test_the_command_writes_every_file_and_prints_the_notebook_cells(scaffolded)
 
 def test_a_second_run_or_a_bad_name_changes_nothing(scaffolded):
     course, _ = scaffolded
-    before = (course / "course_lib/grading/exercises.json").read_bytes()
+    before = (course / "course_lib/checking/exercises.json").read_bytes()
     for args in ([NAME, "--notebook", "04"], ["Bad-Name", "--notebook", "04"], ["other", "--notebook", "99"]):
         result = _run(course, "instructor", "new-exercise", *args)
         assert result.returncode == 2 and "Ошибка" in result.stderr and "Traceback" not in result.stderr
-    assert (course / "course_lib/grading/exercises.json").read_bytes() == before
+    assert (course / "course_lib/checking/exercises.json").read_bytes() == before
     assert not (course / "exercises" / "other.py").exists()
 
 
@@ -91,10 +93,10 @@ def test_grading_release_and_the_mutants_work_on_it(scaffolded, tmp_path):
     script = f"""
 import json
 from pathlib import Path
-from course_lib.grading.catalog import BY_NAME, CourseLayout
-from course_lib.grading.cases import load_cases
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking.catalog import BY_NAME, CourseLayout
+from course_lib.checking.cases import load_cases
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits
 layout = CourseLayout(Path("{course}"))
 exercise = BY_NAME["{NAME}"]
 phases = [load_cases(layout.public_cases_file(exercise), exercise, "public"),

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.grading import cli, export
-from course_lib.grading.roster import RosterError, match, read_roster
+from grader import cli, export
+from grader.roster import RosterError, match, read_roster
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--no-progress", "--allow-weak-sandbox", "--exercise", "commit_turn"]
@@ -166,7 +166,7 @@ def test_moodle_export_over_100_is_warned_with_the_setting_to_change(tmp_path, c
     out = tmp_path / "out"
     out.mkdir()
     header = "submission,status,score,max_score," + ",".join(
-        e.name for e in __import__("course_lib.grading.catalog", fromlist=["EXERCISES"]).EXERCISES
+        e.name for e in __import__("course_lib.checking.catalog", fromlist=["EXERCISES"]).EXERCISES
     )
     (out / "grades.csv").write_text(header + ",details,source\nipetrov,ok,118.50,120.00" + ",10.00" * 12
                                     + ",,ipetrov\n", encoding="utf-8")  # fmt: skip

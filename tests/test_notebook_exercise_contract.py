@@ -15,10 +15,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.grading.cases import load_cases
-from course_lib.grading.catalog import EXERCISES, CourseLayout
-from course_lib.grading.runner import run_exercise
-from course_lib.grading.sandbox import Limits
+from course_lib.checking.cases import load_cases
+from course_lib.checking.catalog import EXERCISES, CourseLayout
+from course_lib.checking.runner import run_exercise
+from course_lib.checking.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = CourseLayout(ROOT)

@@ -52,7 +52,7 @@ class _CompatibleServer(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def compatible_server() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _CompatibleServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
@@ -63,7 +63,7 @@ def compatible_server() -> Iterator[str]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_against_an_openai_compatible_server(
-    path: Path, compatible_server: str, monkeypatch: pytest.MonkeyPatch
+    path: Path, compatible_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # The kernel inherits this environment: a key means `auto` picks the real-API backend.
     monkeypatch.setenv("OPENAI_API_KEY", "local-compatible-server-key")
@@ -71,6 +71,7 @@ def test_notebook_runs_against_an_openai_compatible_server(
     monkeypatch.setenv("LLM_BACKEND", "auto")
     monkeypatch.setenv("OPENAI_MAX_RETRIES", "0")
     monkeypatch.setenv("COURSE_DOTENV", "0")
+    monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path / "course-data"))  # nbval may run it right now
     notebook = nbformat.read(path, as_version=4)  # executed in memory: the file is not rewritten
     client = NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}

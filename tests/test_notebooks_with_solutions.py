@@ -18,12 +18,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from course_lib.grading.catalog import EXERCISES, get_exercise
+from course_lib.checking.catalog import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(path for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if path.name[:2] >= "02")
 USES = re.compile(r"""your_code\(\s*["'](\w+)["']""")
-IGNORED = {".git", ".venv", ".pytest_cache", "artifacts", "__pycache__", ".course-data"}
+IGNORED = {".git", ".venv", ".pytest_cache", "artifacts", "__pycache__", ".course-data", "node_modules"}
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +47,13 @@ def _text_outputs(notebook) -> str:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name[:2])
-def test_the_notebook_runs_on_the_students_code(solved_course, path):
+def test_the_notebook_runs_on_the_students_code(solved_course, path, tmp_path):
     notebook = nbformat.read(solved_course / "notebooks" / path.name, as_version=4)
     used = {get_exercise(name).name for cell in notebook.cells if cell.cell_type == "code"
             for name in USES.findall(cell.source)}
     assert used, f"{path.name} runs none of the student's exercises through your_code()"
-    env = {**os.environ, "LLM_BACKEND": "offline", "COURSE_DOTENV": "0", "OFFLINE_STREAM_CHARS_PER_SECOND": "0"}
+    env = {**os.environ, "LLM_BACKEND": "offline", "COURSE_DOTENV": "0", "OFFLINE_STREAM_CHARS_PER_SECOND": "0",
+           "COURSE_DATA_DIR": str(tmp_path / "course-data")}  # nbval may run this notebook right now
     client = NotebookClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(solved_course / "notebooks")}})
     old_env = dict(os.environ)

@@ -229,7 +229,7 @@ def test_the_window_takes_each_exercise_through_your_code_in_one_line(notebook, 
 
 
 def test_no_worked_example_is_named_like_an_exercise(notebook):
-    from course_lib.grading.catalog import EXERCISES
+    from course_lib.checking.catalog import EXERCISES
 
     entries = {exercise.entry for exercise in EXERCISES}
     for c in notebook.cells:
@@ -434,8 +434,8 @@ def test_the_instruction_is_one_size_everywhere(notebook):
 
 
 def test_no_pointer_to_files_the_student_bundle_lacks(notebook):
-    # benchmarks/ is not in the student bundle (course_lib/grading/release.py), so `make bench` fails there.
-    from course_lib.grading.release import TOP_LEVEL_DIRS
+    # benchmarks/ is not in the student bundle (grader/release.py), so `make bench` fails there.
+    from grader.release import TOP_LEVEL_DIRS
 
     assert "benchmarks" not in TOP_LEVEL_DIRS
     assert "benchmarks/" not in markdown(notebook) and "make bench" not in markdown(notebook)

@@ -207,7 +207,7 @@ def test_offline_only_checks_are_guarded_and_ci_asserts_are_collapsed(cells):
 def test_rolling_compress_is_practised_in_06_not_here(cells):
     assert 'check("rolling_compress")' not in code(cells)
     assert "rolling_compress" not in markdown(cells)
-    registry = json.loads((ROOT / "course_lib" / "grading" / "exercises.json").read_text("utf-8"))
+    registry = json.loads((ROOT / "course_lib" / "checking" / "exercises.json").read_text("utf-8"))
     entry = next(e for e in registry["exercises"] if e["name"] == "rolling_compress")
     assert entry["notebook"] == "06"
 

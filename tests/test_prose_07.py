@@ -100,7 +100,7 @@ def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells):
 
 
 def test_no_exercise_is_practised_here_the_memory_ones_moved_to_08():
-    from course_lib.grading.catalog import EXERCISES
+    from course_lib.checking.catalog import EXERCISES
 
     assert not [exercise.name for exercise in EXERCISES if exercise.notebook == "07"]
     assert {exercise.name for exercise in EXERCISES if exercise.notebook == "08"} == {

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.grading.catalog import EXERCISES
+from course_lib.checking.catalog import EXERCISES
 from course_lib.memory import LongTermMemory
 from course_lib.memory.facts import MAX_FACTS_PER_EXTRACTION, MAX_VALUE_CHARS
 from course_lib.memory.store import PREFIX_CHARS
@@ -79,7 +79,7 @@ def test_the_course_ends_with_how_to_hand_in_and_an_optional_cleanup(cells):
 
 
 def test_handin_text_matches_what_the_command_prints():
-    source = (ROOT / "course_lib" / "grading" / "handin.py").read_text(encoding="utf-8")
+    source = (ROOT / "course_lib" / "handin.py").read_text(encoding="utf-8")
     assert 'print(f"Архив для сдачи: {out}' in source
     assert "Ещё не решены (есть raise NotImplementedError): " in source
 

@@ -147,6 +147,33 @@ def test_forgotten_text_is_gone_from_the_stored_bytes(shared_backend):
     assert "Заказ 8041.".encode() in raw  # the check can see text that is still stored
 
 
+
+def test_a_snapshot_that_still_sees_deleted_text_delays_the_erasure_or_is_reported(shared_backend):
+    """VACUUM FULL keeps a deleted row another transaction may still see: compact() waits for it to
+    end, and says so when it does not, instead of reporting an erasure that did not happen."""
+    if shared_backend.kind != "postgres":
+        pytest.skip("SQLite has no concurrent snapshots of a deleted row")
+    import psycopg
+
+    store = shared_backend.session_store()
+    secret = "Секретный адрес: Лесная улица 17"
+    store.commit("s", 0, [{"role": "user", "content": secret}, TURN[1]], None, unchanged_prefix=0, now=1.0)
+    store.commit("keep", 0, TURN, None, unchanged_prefix=0, now=1.0)
+    reader = psycopg.connect(shared_backend.url)
+    reader.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    reader.execute("SELECT 1").fetchone()  # a snapshot taken before the delete, no lock on the tables
+    store.delete("s")
+    from course_lib.postgres.database import DatabaseError
+
+    with pytest.raises(DatabaseError, match="пока хранит их байты"):  # the retry lives in this layer
+        store._db.erase_deleted_rows("course_sessions", "course_messages", attempts=2, pause=0.01)
+    assert secret.encode() in shared_backend.raw_bytes()  # the report was true: the bytes are there
+    threading.Timer(0.3, reader.rollback).start()  # the snapshot ends while compact() waits
+    store.compact()
+    reader.close()
+    assert secret.encode() not in shared_backend.raw_bytes()
+
+
 # --- the store's address -------------------------------------------------------------------------
 
 

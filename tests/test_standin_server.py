@@ -1,6 +1,6 @@
 """The course against a stand-in for llama.cpp's server (issue 22), over real HTTP on 127.0.0.1.
 
-The stand-in (`course_lib.testing.llamacpp_standin`) sends no usage in streams, refuses the
+The stand-in (`llamacpp_standin`) sends no usage in streams, refuses the
 `developer` role, counts tokens its own way (about twice the course's estimate on Russian text),
 reports its context size like llama.cpp's `/props`, and can answer with an HTML page, a 500, a
 dropped connection, or an extraction that invents facts.
@@ -20,7 +20,7 @@ from course_lib.console import run_console
 from course_lib.llm import errors
 from course_lib.llm.client import LLMClient, context_size_from
 from course_lib.memory import MemoryStore
-from course_lib.testing.llamacpp_standin import (
+from llamacpp_standin import (
     INVENTED_EMAIL,
     INVENTED_PHONE,
     LlamaCppStandIn,

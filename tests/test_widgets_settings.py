@@ -12,7 +12,7 @@ import pytest
 
 from course_lib.env_file import EnvFileError, read_env, update_env_file, validate
 from course_lib.model_connection import check_connection
-from course_lib.testing.fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI
 from course_lib.widgets.settings import SettingsController, configure_model_in_text, show_settings_panel
 
 KEY = "fake-test-key-SECRET-0123456789"

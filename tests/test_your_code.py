@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.your_code import COURSE, YOURS, ExerciseCode, your_code
-from course_lib.grading.catalog import get_exercise
+from course_lib.checking.catalog import get_exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 TURN = [{"role": "user", "content": "Вопрос"}, {"role": "assistant", "content": "Ответ"}]

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 import httpx2
 import openai
@@ -37,17 +37,10 @@ from course_lib.llm.errors import (
 from course_lib.llm import trouble
 from course_lib.llm.offline import OFFLINE_BASE_URL, OfflineModel, OfflineTransport
 from course_lib.russian import tokens
+from course_lib.messages import INSTRUCTION_ROLES, VALID_ROLES, Message, Role  # noqa: F401 - re-exported
 
 logger = logging.getLogger(__name__)
 
-Role = Literal["developer", "system", "user", "assistant"]
-VALID_ROLES: frozenset[str] = frozenset({"developer", "system", "user", "assistant"})
-INSTRUCTION_ROLES: frozenset[str] = frozenset({"developer", "system"})
-
-
-class Message(TypedDict):
-    role: Role
-    content: str
 
 
 @dataclass(frozen=True)

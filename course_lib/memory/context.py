@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.memory.facts import KIND_LABELS, KIND_PRIORITY, MemoryFact
 from course_lib.memory.store import ArchivedTurn
 from course_lib.prompts.tags import wrap_in_tag

@@ -15,7 +15,9 @@ How a dead lock holder is detected, and so how long its session stays blocked:
 from __future__ import annotations
 
 import os
+import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
@@ -126,6 +128,45 @@ class PostgresDatabase:
                 connection.execute(statement)
         except psycopg.Error as error:
             raise self.failure(error) from error
+
+    def erase_deleted_rows(self, *tables: str, attempts: int = 50, pause: float = 0.1) -> None:
+        """Rewrite `tables` (VACUUM FULL) until no deleted row's bytes are left in them.
+
+        VACUUM FULL copies a deleted row into the new file while any transaction might still see
+        it — one in this database, or a backend of any database that is just connecting — and says
+        so in its VERBOSE detail ("N dead row versions cannot be removed yet"). Such a row is
+        deleted but its text is still on disk: retry until none is left, else say so, so that
+        nobody is told a text was erased when it was not.
+        """
+        for _ in range(attempts):
+            if self._vacuum_full_leaves_dead_rows(tables) == 0:
+                return
+            time.sleep(pause)
+        raise DatabaseError(
+            "строки удалены, но PostgreSQL пока хранит их байты: их ещё видит открытая транзакция; "
+            "повторите удаление позже"
+        )
+
+    def _vacuum_full_leaves_dead_rows(self, tables: tuple[str, ...]) -> int:
+        connection = self.connection()
+        left = 0
+
+        def count(diagnostic) -> None:
+            nonlocal left
+            # The detail's first number is the dead rows copied, whatever the server's language.
+            if diagnostic.message_detail and any(f'"{t}"' in (diagnostic.message_primary or "") or
+                                                 f'.{t}"' in (diagnostic.message_primary or "") for t in tables):
+                numbers = re.findall(r"\d+", diagnostic.message_detail)
+                left += int(numbers[0]) if numbers else 0
+
+        connection.add_notice_handler(count)
+        try:
+            connection.execute(f"VACUUM (FULL, VERBOSE) {', '.join(tables)}")
+        except psycopg.Error as error:
+            raise self.failure(error) from error
+        finally:
+            connection.remove_notice_handler(count)
+        return left
 
     def close(self) -> None:
         with self._connections_lock:

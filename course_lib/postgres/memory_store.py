@@ -161,7 +161,7 @@ class PostgresMemoryStore(LongTermStore):
                     "DELETE FROM course_archived_turns WHERE user_id = %s", (user_id,)
                 ).rowcount
             # Deleted rows stay in heap pages and in the GIN and b-tree indexes until rewritten.
-            self._db.run_outside_transaction("VACUUM (FULL) course_user_facts, course_archived_turns")
+            self._db.erase_deleted_rows("course_user_facts", "course_archived_turns")
         return facts + turns
 
     def close(self) -> None:

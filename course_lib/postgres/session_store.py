@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.postgres.database import SESSION_LOCKS, BusyError, DatabaseError, PostgresDatabase
 from course_lib.session_store import (
     SessionBusyError,
@@ -129,7 +129,7 @@ class PostgresSessionStore(SessionStore):
     def compact(self) -> None:
         # Deleted rows stay in heap pages and index entries until the tables are rewritten.
         with self._guard():
-            self._db.run_outside_transaction("VACUUM (FULL) course_sessions, course_messages")
+            self._db.erase_deleted_rows("course_sessions", "course_messages")
 
     def session_ids(self) -> tuple[str, ...]:
         with self._guard(), self._db.transaction() as connection:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.memory import LongTermMemory, MemoryFact
 from course_lib.memory.facts import ExtractedFact
 from course_lib.memory.long_term import MemoryContext

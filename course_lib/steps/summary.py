@@ -20,7 +20,7 @@ from time import perf_counter
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, split_into_turns
 from course_lib.course_versions.build_chat_messages import build_chat_messages
 from course_lib.conversation_summary_service import ConversationSummaryError, SummaryResult, cap_summary
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.chat_history_summary import CHAT_HISTORY_SUMMARY_PROMPT
 from course_lib.prompts.support_chat import get_support_chat_prompt

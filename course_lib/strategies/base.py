@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
 from course_lib.chat_service import ChatService, normalize_user_text, validate_reply
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.pricing import Price
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.strategies.base import StrategyBase, assistant_message, user_message
 
 

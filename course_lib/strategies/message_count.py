@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.strategies.base import StrategyBase, assistant_message, user_message
 from course_lib.strategies.metering import GeneratingClient
 

@@ -23,7 +23,7 @@ from course_lib.conversation_summary_service import (
     ConversationSummaryError,
     ConversationSummaryService,
 )
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.prompts.tags import unwrap_tag, wrap_in_tag
 from course_lib.strategies.base import StrategyBase, StrategyError, assistant_message, user_message
 from course_lib.strategies.metering import GeneratingClient

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 
 DATA_FILE = "long_dialogue.json"
 INSTRUCTION_ROLES = frozenset({"system", "developer"})

@@ -7,7 +7,7 @@ What falls out of the window is not deleted, it is simply not sent.
 from __future__ import annotations
 
 from course_lib.chat_history import ChatHistoryError, SlidingWindowHistory
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.strategies.base import StrategyBase, StrategyError, assistant_message, user_message
 from course_lib.strategies.metering import GeneratingClient
 

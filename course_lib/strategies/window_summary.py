@@ -15,7 +15,7 @@ from __future__ import annotations
 from course_lib.chat_history import SlidingWindowHistory
 from course_lib.chat_service import ChatService, ChatServiceError
 from course_lib.conversation_summary_service import ConversationSummaryService
-from course_lib.llm.client import Message
+from course_lib.messages import Message
 from course_lib.strategies.base import StrategyBase, StrategyError
 from course_lib.strategies.metering import GeneratingClient
 

@@ -42,7 +42,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.quizzes import displayed_question
-from course_lib.testing.fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

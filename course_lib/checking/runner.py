@@ -1,0 +1,297 @@
+"""Run one exercise of one submission: the same code path for `check()` and for `grade`.
+
+The cases run in phases (public, then hidden) inside one sandboxed child per exercise. A phase's
+inputs are sent only after every result of the previous phase has been received, so nothing the
+student's code prints or returns during the public phase (which feedback may quote) can contain a
+hidden input. After a timeout or a crash the child is replaced and the remaining cases continue in
+a fresh one; after `Limits.max_timeouts` timeouts the rest are not run.
+
+Wall-clock limits: each call (`case_timeout`), each import (`import_timeout`), all of one exercise
+(`exercise_seconds`, restarts included) and, through `deadline`, all of one submission
+(`submission_seconds`, set by the caller). The budgets stop a solution that stays just under the
+per-call limits on every case; what is left is reported as "exercise_budget"/"submission_budget".
+
+Every frame from the child is untrusted: `judge` validates its exact shape and compares the decoded
+values with the expectation, which never left this process.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from collections.abc import Sequence
+
+from course_lib.checking.cases import Case
+from course_lib.checking.catalog import Exercise
+from course_lib.checking.compare import ProtocolViolation
+from course_lib.checking.judge import check_exc, describe_raise, judge
+from course_lib.checking.results import (  # noqa: F401 - re-exported for callers of this module
+    CATEGORIES,
+    STATUS_OF_CATEGORY,
+    STATUSES,
+    CaseResult,
+    ExerciseResult,
+    Failure,
+    status_of,
+)
+from course_lib.checking.safetext import one_line, shown
+from course_lib.checking.sandbox import ChildGone, ChildSession, ChildTimeout, Limits, SandboxError
+from course_lib.checking.source import MAX_SOURCE_BYTES, read_submission_file  # noqa: F401
+
+_Failure = Failure  # the name older callers used
+log = logging.getLogger("grader")
+
+
+def _exit_description(code: int | None) -> tuple[str, str]:
+    if code is None:
+        return "crash", "процесс с решением перестал отвечать"
+    number = code - 128 if code > 128 else (-code if code < 0 else None)
+    if number is not None:
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"сигнал {number}"
+        if number == signal.SIGXCPU:
+            return "timeout", "процесс остановлен (SIGXCPU): исчерпан лимит процессорного времени"
+        if number == signal.SIGSEGV:
+            return "crash", "процесс упал с ошибкой сегментации (SIGSEGV)"
+        return "crash", f"процесс завершён сигналом {name}"
+    return "crash", f"процесс завершился (код {code}), не сообщив результат"
+
+
+def _gone_failure(gone: ChildGone) -> Failure:
+    if gone.reason == "output":
+        return Failure("output_limit", "решение вывело слишком много текста, процесс остановлен")
+    if gone.reason == "result_size":
+        return Failure("crash", "результат слишком большой")
+    if gone.reason == "protocol":
+        return Failure("protocol", "процесс с решением прислал повреждённые данные")
+    if gone.reason == "stalled":
+        return Failure("timeout", "процесс с решением перестал принимать входные данные")
+    return Failure(*_exit_description(gone.exit_code))
+
+
+class _Budget:
+    """The earlier of the exercise's and the submission's wall-clock deadlines."""
+
+    def __init__(self, limits: Limits, submission_deadline: float | None) -> None:
+        exercise_deadline = time.monotonic() + limits.exercise_seconds
+        if submission_deadline is not None and submission_deadline < exercise_deadline:
+            self.deadline, self.kind = submission_deadline, "submission_budget"
+            self.seconds = limits.submission_seconds
+        else:
+            self.deadline, self.kind = exercise_deadline, "exercise_budget"
+            self.seconds = limits.exercise_seconds
+
+    def wait(self, limit: float) -> tuple[float, bool]:
+        """(how long to wait, whether the budget rather than `limit` ends that wait)."""
+        remaining = self.deadline - time.monotonic()
+        return (max(remaining, 0.0), True) if remaining <= limit else (limit, False)
+
+    def failure(self) -> Failure:
+        where = "упражнение" if self.kind == "exercise_budget" else "всю работу"
+        return Failure(self.kind, f"исчерпан общий лимит времени на {where} ({self.seconds:g} с)")
+
+
+class _ExerciseRun:
+    def __init__(
+        self,
+        exercise: Exercise,
+        source: str,
+        cases: list[Case],
+        limits: Limits,
+        hide: list[str],
+        budget: _Budget,
+    ) -> None:
+        self.exercise = exercise
+        self.source = source
+        self.cases = cases
+        self.limits = limits
+        self.hide = hide
+        self.budget = budget
+        self.session: ChildSession | None = None
+        self.timeouts = 0
+        self.results: dict[int, CaseResult] = {}
+        self.import_failure: Failure | None = None
+        self.stopped: Failure | None = None  # a budget ran out
+
+    def _fail(self, index: int, failure: Failure) -> None:
+        self.results[index] = CaseResult(self.cases[index], False, failure.category, failure.detail)
+
+    def _drop_session(self, kill: bool) -> None:
+        if self.session is not None:
+            if kill:
+                self.session.kill()
+            self.session.close()
+            self.session = None
+
+    def _start(self) -> Failure | None:
+        config = {
+            "kind": self.exercise.kind,
+            "module": self.exercise.name,
+            "entry": self.exercise.entry,
+            "custom_exceptions": [list(pair) for pair in self.exercise.custom_exceptions],
+            "source": self.source,
+        }
+        wait, by_budget = self.budget.wait(self.limits.import_timeout)
+        if wait <= 0:
+            return self.budget.failure()
+        try:
+            self.session = ChildSession(config, self.limits, self.hide)
+        except SandboxError as error:
+            log.warning("%s: %s", self.exercise.name, one_line(str(error)))
+            return Failure("sandbox", str(error))
+        try:
+            frame = self.session.recv(wait)
+        except ChildTimeout:
+            self._drop_session(kill=True)
+            if by_budget:
+                return self.budget.failure()
+            return Failure("timeout", f"импорт файла не закончился за {self.limits.import_timeout:g} с")
+        except ChildGone as gone:
+            failure = _gone_failure(gone)
+            self._drop_session(kill=True)
+            return Failure(failure.category, f"при импорте: {failure.detail}")
+        kind = frame.get("type")
+        if kind == "ready":
+            return None
+        self._drop_session(kill=True)
+        if kind == "import_error":
+            return self._import_failure(frame)
+        if kind == "sandbox_error":
+            log.warning("%s: песочница: %.300s", self.exercise.name, one_line(str(frame.get("message"))))
+            return Failure("sandbox", "песочница не запустилась")
+        return Failure("protocol", "процесс с решением прислал неожиданный ответ при импорте")
+
+    def _import_failure(self, frame: dict) -> Failure:
+        if frame.get("kind") == "missing":
+            noun = "класса" if self.exercise.kind == "class" else "функции"
+            return Failure("missing", f"в файле {self.exercise.name}.py нет {noun} {self.exercise.entry}")
+        try:
+            exc = check_exc(frame)
+        except ProtocolViolation:
+            return Failure("protocol", "процесс с решением прислал повреждённые данные")
+        if frame.get("kind") == "syntax":
+            line = frame.get("line")
+            named = type(exc.get("line")) is int and exc["line"] > 0  # describe_raise already says it
+            where = f" (строка {line})" if type(line) is int and not named else ""
+            return Failure("syntax_error", shown(f"{describe_raise(exc)}{where}"))
+        return Failure("import_error", shown(f"при импорте выброшено {describe_raise(exc)}"))
+
+    def run_phase(self, indices: list[int]) -> bool:
+        """Run these cases; False once nothing more can run (import failure, timeouts, budget)."""
+        pending = list(indices)
+        while pending:
+            if self.session is None:
+                failure = self._start()
+                if failure is not None:
+                    if failure.category == self.budget.kind:
+                        self.stopped = failure
+                    else:
+                        self.import_failure = failure
+                    return False
+            assert self.session is not None
+            batch = [self.cases[i].child_input(i) for i in pending]
+            try:
+                self.session.send({"type": "cases", "cases": batch})
+            except ChildGone:
+                pass  # recv() below reports the exit
+            for position, index in enumerate(pending):
+                wait, by_budget = self.budget.wait(self.limits.case_timeout)
+                try:
+                    frame = self.session.recv(wait)
+                except ChildTimeout:
+                    self._drop_session(kill=True)
+                    if by_budget:
+                        self.stopped = self.budget.failure()
+                        self._fail(index, self.stopped)
+                        return False
+                    timeout = Failure("timeout", f"вызов не закончился за {self.limits.case_timeout:g} с")
+                    self._fail(index, timeout)
+                    self.timeouts += 1
+                    pending = pending[position + 1 :]
+                    if self.timeouts >= self.limits.max_timeouts:
+                        return False
+                    break
+                except ChildGone as gone:
+                    self._fail(index, _gone_failure(gone))
+                    self._drop_session(kill=True)
+                    pending = pending[position + 1 :]
+                    break
+                if frame.get("type") != "case" or frame.get("i") != index:
+                    self._fail(index, Failure("protocol", "ответ не на тот случай"))
+                    self._drop_session(kill=True)
+                    pending = pending[position + 1 :]
+                    break
+                self.results[index] = judge(self.cases[index], self.exercise, frame)
+            else:
+                pending = []
+                try:
+                    done = self.session.recv(min(self.limits.case_timeout, self.budget.wait(1e9)[0]))
+                    if done.get("type") != "batch_done":
+                        self._drop_session(kill=True)
+                except (ChildTimeout, ChildGone):
+                    self._drop_session(kill=True)
+        return True
+
+    def close(self) -> None:
+        self._drop_session(kill=False)
+
+
+def run_exercise(
+    exercise: Exercise,
+    source: str | None,
+    phases: list[list[Case]],
+    limits: Limits,
+    hide: Sequence[str] = (),
+    source_failure: Failure | None = None,
+    deadline: float | None = None,
+    flags: tuple[str, ...] = (),
+) -> ExerciseResult:
+    """Run every phase's cases against `source` and judge them; never raises for student errors.
+
+    `deadline` (time.monotonic()) is the submission's; phase 0 is public, later phases hidden.
+    """
+    cases = [case for phase in phases for case in phase]
+    if source is None:
+        failure = source_failure or Failure("missing", f"нет файла {exercise.name}.py")
+        results = [CaseResult(case, False, failure.category, failure.detail) for case in cases]
+        return ExerciseResult(exercise, status_of([], failure), results, failure.detail, flags=flags)
+    budget = _Budget(limits, deadline)
+    run = _ExerciseRun(exercise, source, cases, limits, list(hide), budget)
+    failed_in_public = True
+    try:
+        start = 0
+        for number, phase in enumerate(phases):
+            failed_in_public = number == 0
+            # Cheap validation cases (an exception at once) first: a solution that times out on
+            # the algorithm still has them judged instead of "not run".
+            indices = sorted(range(start, start + len(phase)), key=lambda i: cases[i].group != "validation")
+            start += len(phase)
+            if not run.run_phase(indices):
+                break
+    finally:
+        run.close()
+    # Cases that never ran are "not_run" (feedback lists them as «не запускались», without the
+    # hints of what they check); an import failure is every case's reason, as before.
+    if run.import_failure is not None:
+        leftover = run.import_failure
+    elif run.stopped is not None:
+        leftover = Failure("not_run", f"не запускался: {run.stopped.detail}")
+    else:
+        leftover = Failure("not_run", "не запускался: слишком много таймаутов в этом упражнении")
+    results = [
+        run.results.get(index) or CaseResult(case, False, leftover.category, leftover.detail)
+        for index, case in enumerate(cases)
+    ]
+    # What happened once hidden inputs were sent is the student's to choose: the status and the
+    # message a student sees come from the import and the public cases only.
+    stop = run.import_failure or run.stopped
+    stop_in_public = stop is not None and failed_in_public
+    public = results[: len(phases[0])] if phases else []
+    import_failure = stop if stop_in_public else None
+    status = status_of(results, run.import_failure or run.stopped)
+    shown_status = status_of(public, import_failure)
+    message = stop.detail if stop_in_public else ""
+    return ExerciseResult(exercise, status, results, message, shown_status, flags)

@@ -1,0 +1,273 @@
+"""`python -m grader instructor …`: the generated parts of INSTRUCTOR.md.
+
+    python -m grader instructor quiz-key        # the quiz answer key (Markdown) to stdout
+    python -m grader instructor mistakes        # common mistakes from the mutant catalogue
+    python -m grader instructor timings         # run every notebook (nbclient) and time it
+    python -m grader instructor write [INSTRUCTOR.md]   # regenerate those sections in place
+    python -m grader instructor new-exercise NAME --notebook NN [--title …] [--points 10]
+
+quiz-key reads which quizzes each notebook shows (`show_quiz("<notebook>", "<id>")` in its code
+cells, in order) and their answers from `course_lib/data/quizzes/*.json`, with the options in the
+order students see them (A, B, …). mistakes runs every mutant of `tests/test_exercises_mutants.py`
+(the reference with one requirement broken) through the grader's runner with the public and hidden
+cases, and lists the cases it fails with the hint each shows the student. Nothing is copied by hand:
+`write` replaces the text between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout, course_root
+
+LETTERS = "АБВГДЕЖЗИК"
+SHOW_QUIZ = re.compile(r"""show_quiz\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""")
+TIMINGS_FILE = "instructor_timings.json"  # next to this module: the last measured run times
+
+
+def _notebooks(layout: CourseLayout) -> list[Path]:
+    return sorted((layout.root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _title(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            first = "".join(cell["source"]).strip().splitlines()[0]
+            return first.lstrip("# ").strip()
+    return notebook.stem
+
+
+def quiz_key(layout: CourseLayout) -> str:
+    from course_lib.quizzes import displayed_question
+
+    lines = []
+    for notebook in _notebooks(layout):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        calls = [
+            match.groups()
+            for cell in cells
+            if cell["cell_type"] == "code"
+            for match in SHOW_QUIZ.finditer("".join(cell["source"]))
+        ]
+        if not calls:
+            continue
+        lines += [f"### {_title(notebook)}", ""]
+        for number, (stem, quiz_id) in enumerate(calls, start=1):
+            question = displayed_question(stem, quiz_id)
+            correct = [LETTERS[i] for i, option in enumerate(question.options) if option.correct]
+            lines.append(f"{number}. **{question.question}** (`{quiz_id}`) — ответ: {', '.join(correct)}")
+            for index, option in enumerate(question.options):
+                mark = "✔" if option.correct else "✘"
+                why = f" — {option.why}" if option.why and not option.correct else ""
+                lines.append(f"   - {LETTERS[index]}) {mark} {option.text}{why}")
+            if question.explanation:
+                lines.append(f"   - Пояснение: {question.explanation}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _mutants(layout: CourseLayout):
+    path = layout.root / "tests" / "test_exercises_mutants.py"
+    spec = importlib.util.spec_from_file_location("course_mutants", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = [
+        (name, what, module._mutant_source(name, old, new)) for name, what, old, new in module.MUTANTS
+    ]
+    known = {(name, what) for name, what, _ in found}
+    for exercise in EXERCISES:  # mutants kept with the hidden cases (`instructor new-exercise`)
+        path = layout.hidden_cases_file(exercise)
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        reference = (layout.solutions_dir / f"{exercise.name}.py").read_text(encoding="utf-8")
+        for mutant in data.get("mutants", []):
+            old, new = mutant["replace"]
+            if (exercise.name, mutant["mistake"]) not in known and old in reference:
+                found.append((exercise.name, mutant["mistake"], reference.replace(old, new, 1)))
+    return found
+
+
+def mistakes(layout: CourseLayout) -> str:
+    from course_lib.checking.cases import load_cases
+    from course_lib.checking.runner import run_exercise
+    from course_lib.checking.sandbox import Limits
+
+    def run(mutant):
+        name, what, source = mutant
+        exercise = BY_NAME[name]
+        cases = [
+            load_cases(layout.public_cases_file(exercise), exercise, "public"),
+            load_cases(layout.hidden_cases_file(exercise), exercise, "hidden"),
+        ]
+        return mutant, run_exercise(exercise, source, cases, Limits(), hide=[str(layout.root)])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(run, _mutants(layout)))
+    lines = []
+    current = None
+    for (name, what, _), result in outcomes:
+        if name != current:
+            exercise = BY_NAME[name]
+            lines += ["", f"### `{name}` — {exercise.title} (ноутбук {exercise.notebook})", ""]
+            lines += ["| ошибка | балл | не проходят (открытые / скрытые) и подсказка студенту |", "|---|---|---|"]
+            current = name
+        failed = [case for case in result.cases if not case.passed]
+        shown = []
+        for case in failed[:4]:
+            kind = "открытый" if case.case.visibility == "public" else "скрытый"
+            hint = case.case.hint or case.reason
+            shown.append(f"{kind} «{case.case.name}»: {hint}")
+        if len(failed) > 4:
+            shown.append(f"и ещё {len(failed) - 4}")
+        cell = "<br>".join(text.replace("|", "\\|") for text in shown) or "—"
+        lines.append(f"| {what} | {result.score:.2f} из {result.max_score:g} | {cell} |")
+    return "\n".join(lines).strip() + "\n"
+
+
+def timings(layout: CourseLayout) -> dict[str, dict]:
+    """Execute every notebook in a fresh kernel (nothing is saved) and time it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    measured = {}
+    for notebook in _notebooks(layout):
+        nb = nbformat.read(notebook, as_version=4)
+        started = time.perf_counter()
+        NotebookClient(
+            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
+        ).execute()
+        words = sum(len("".join(c.source).split()) for c in nb.cells if c.cell_type == "markdown")
+        measured[notebook.name] = {
+            "run_seconds": round(time.perf_counter() - started, 1),
+            "words": words,
+            "code_cells": sum(c.cell_type == "code" for c in nb.cells),
+        }
+    return measured
+
+
+def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
+    """Run time measured; reading time estimated at 120 words a minute (Russian technical prose,
+    with code to read along), plus 20 minutes per exercise of the notebook (an estimate too)."""
+    lines = [
+        "| ноутбук | выполнение всех ячеек, с (замер) | слов текста | чтение, мин (оценка) | "
+        "упражнения | на упражнения, мин (оценка) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for notebook in _notebooks(layout):
+        info = measured.get(notebook.name)
+        if info is None:
+            continue
+        number = notebook.name[:2]
+        own = [e.name for e in EXERCISES if e.notebook == number]
+        reading = round(info["words"] / 120)
+        practice = 20 * len(own)
+        lines.append(
+            f"| {notebook.name} | {info['run_seconds']:g} | {info['words']} | ≈{reading} | "
+            f"{', '.join(f'`{e}`' for e in own) or '—'} | {'≈' + str(practice) if own else '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _replace_section(text: str, name: str, body: str) -> str:
+    start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
+    if start not in text or end not in text:
+        raise ValueError(f"нет разметки {start} … {end}")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
+
+
+def _new_exercise(argv: list[str]) -> int:
+    from grader.invocation import command_name, full_path
+    from grader.scaffold import ScaffoldError, add_practice_cells, new_exercise, notebook_cells
+
+    parser = argparse.ArgumentParser(
+        prog=command_name("instructor new-exercise"),
+        description="Новое упражнение по шаблону: заготовка, решение, тесты, строка реестра.",
+    )
+    parser.add_argument("name", help="имя файла и функции, например trim_by_tokens")
+    parser.add_argument("--notebook", required=True, help="номер ноутбука с практикой, например 04")
+    parser.add_argument("--title", default="Новое упражнение", help="название по-русски для отчётов")
+    parser.add_argument("--points", type=float, default=10.0, help="баллы за упражнение")
+    parser.add_argument("--course-root", type=Path)
+    parser.add_argument("--no-notebook", action="store_true",
+                        help="не добавлять ячейки практики в ноутбук, только напечатать их")
+    args = parser.parse_args(argv)
+    layout = CourseLayout(course_root(args.course_root))
+    try:
+        written = new_exercise(layout, args.name, args.notebook, args.title, args.points)
+        notebook = None if args.no_notebook else add_practice_cells(layout, args.name, args.notebook, args.title)
+    except ScaffoldError as error:
+        print(f"Ошибка: {error}", file=sys.stderr)
+        return 2
+    print("Созданы файлы:")
+    for path in written:
+        print(f"  {full_path(path)}")
+    print(
+        "\nШаблон — рабочее упражнение: замените условие, решение, тесты и ошибки-мутанты "
+        "(«mutants» в скрытых тестах) своими. Правила, которые проверяют тесты курса, — в "
+        "INSTRUCTOR.md, раздел «Adding an exercise»."
+    )
+    if notebook is None:
+        print(f"\nДобавьте в notebooks/{args.notebook}_*.ipynb две ячейки и перевыполните его "
+              f"(make notebooks).\n\n{notebook_cells(args.name, args.title)}")
+    else:
+        from course_lib.notebook_tools import main as run_notebooks
+
+        print(f"\nВ ноутбук {full_path(notebook)} добавлены ссылка на упражнение и ячейка check(); "
+              "перевыполняю его, чтобы сохранённые выводы совпадали:")
+        if run_notebooks([notebook.name]) != 0:
+            print("Ноутбук не выполнился: выполните make notebooks и посмотрите ошибку.", file=sys.stderr)
+            return 1
+    print(
+        "Проверить упражнение: .venv/bin/python -m pytest tests/test_exercises_statements.py "
+        f"tests/test_grading_cases.py tests/test_instructor_exercises.py -q -k {args.name}"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from grader.invocation import command_name
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new-exercise"]:
+        return _new_exercise(argv[1:])
+    parser = argparse.ArgumentParser(prog=command_name("instructor"))
+    parser.add_argument("what", choices=["quiz-key", "mistakes", "timings", "write", "new-exercise"])
+    parser.add_argument("path", nargs="?", type=Path, help="INSTRUCTOR.md (для write)")
+    parser.add_argument("--course-root", type=Path)
+    parser.add_argument("--measure", action="store_true", help="write: заново замерить ноутбуки")
+    args = parser.parse_args(argv)
+    layout = CourseLayout(course_root(args.course_root))
+    stored = Path(__file__).with_name(TIMINGS_FILE)
+    if args.what == "quiz-key":
+        sys.stdout.write(quiz_key(layout))
+    elif args.what == "mistakes":
+        sys.stdout.write(mistakes(layout))
+    elif args.what == "timings":
+        measured = timings(layout)
+        stored.write_text(json.dumps(measured, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        sys.stdout.write(timings_table(layout, measured))
+    else:
+        path = args.path or layout.root / "INSTRUCTOR.md"
+        if args.measure or not stored.is_file():
+            stored.write_text(json.dumps(timings(layout), ensure_ascii=False, indent=1) + "\n")
+        measured = json.loads(stored.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        text = _replace_section(text, "timings", timings_table(layout, measured))
+        text = _replace_section(text, "quiz-key", quiz_key(layout))
+        text = _replace_section(text, "mistakes", mistakes(layout))
+        path.write_text(text, encoding="utf-8")
+        print(f"{path.name}: обновлены разделы timings, quiz-key, mistakes.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

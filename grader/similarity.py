@@ -1,0 +1,440 @@
+"""similarity.csv: submissions whose code for an exercise is nearly the same, per exercise.
+
+The method is MOSS's: winnowed fingerprints of normalized token k-grams, compared as sets, per file
+and per function. Each file is parsed and cleaned first: docstrings, annotations and `pass` go, and
+so does dead code that only exists to shift a copy away from its source (`if False:`/`while 0:`
+blocks, assignments to a name nothing reads, top-level helpers the exercise's entry never reaches).
+The syntax tree is then written out in order as tokens where every local name is `V`, every string
+is `S` and numbers keep their value (attribute names, builtins and keywords stay: they are the
+algorithm). Every k consecutive tokens hash to one value; of each window of W hashes the smallest
+is kept (winnowing), so any shared run of at least W + K - 1 tokens is sure to share a fingerprint,
+whatever was inserted, reordered or renamed around it.
+
+Two files score the share of the smaller one's fingerprints found in the other (containment: extra
+junk in the copy does not dilute it), and the same per function (each function of the smaller side
+matched with its best partner, weighted by size, so reordered functions match too); the pair's score
+is the larger of the two. Cost: linear in the files' size (one pass to tokens, one to fingerprints,
+set intersections); fingerprints shared by more than `COMMON_LIMIT` functions of a file are ignored
+for the per-function match, which bounds it however a file is padded.
+
+A pair is reported at the threshold (default 0.9) when both files are more than a stub (at least
+`MIN_NODES` tokens and not the stub itself). Submissions are also compared with every function shown
+in the notebooks' code cells and in course_lib (copying that is a hint, not proof). The report is a
+hint for a human: short exercises legitimately converge.
+
+Pure API (no I/O) for incremental use: `fingerprint(source, entry=None)`, `compare(a, b)`,
+`compare_sources(a, b)`, `pair_row(exercise, a_name, a, b_name, b, threshold)`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import csv
+import json
+import zlib
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from course_lib.checking.catalog import CourseLayout, Exercise
+from course_lib.checking.safetext import csv_cell
+
+THRESHOLD = 0.9
+MIN_NODES = 40  # tokens: below this a file or function is too small to judge
+K = 12  # tokens per k-gram
+WINDOW = 6  # winnowing window: any shared run of WINDOW + K - 1 tokens is found
+COMMON_LIMIT = 16  # a fingerprint in more functions than this is boilerplate for the per-function match
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """One file, ready to compare: its fingerprints, and each function's (with its token count)."""
+
+    hashes: frozenset[int]
+    functions: tuple[tuple[frozenset[int], int], ...]
+    size: int  # normalized tokens
+
+
+# --- cleaning: what only exists to shift a copy ---------------------------------------------------
+
+
+def _is_false(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and not test.value and not isinstance(test.value, str) or (
+        isinstance(test, ast.Constant) and test.value in ("", b"")
+    )
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+class _Clean(ast.NodeTransformer):
+    """Drop docstrings, annotations, `pass`, constant-false blocks and stores nothing reads."""
+
+    def __init__(self, loaded: set[str]) -> None:
+        self.loaded = loaded
+        self.removed_store = False
+
+    def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        kept = []
+        for index, statement in enumerate(body):
+            if index == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue  # a docstring (or a bare constant: no effect either way)
+            if isinstance(statement, ast.Pass):
+                continue
+            if isinstance(statement, (ast.If, ast.While)) and _is_false(statement.test):
+                kept.extend(statement.orelse if isinstance(statement, ast.If) else [])
+                continue
+            if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and self._dead(statement):
+                self.removed_store = True
+                continue
+            kept.append(statement)
+        return kept
+
+    def _dead(self, statement: ast.stmt) -> bool:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if not all(isinstance(target, ast.Name) for target in targets):
+            return False
+        value = statement.value
+        pure = value is None or isinstance(value, (ast.Constant, ast.Name))  # no call hides in it
+        return pure and not any(target.id in self.loaded for target in targets)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, self._body(value))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            node.decorator_list = [d for d in node.decorator_list if not isinstance(d, ast.Name) or d.id not in ("staticmethod", "classmethod")]
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        if isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(None)
+        return node
+
+
+def _reachable(tree: ast.Module, entry: str) -> ast.Module:
+    """Only what the exercise's entry can reach among the top-level functions and classes."""
+    defined = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    if entry not in defined:
+        return tree
+    seen, frontier = {entry}, [entry]
+    outside = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for name in _loaded_names(ast.Module(outside, [])) & set(defined):
+        if name not in seen:
+            seen.add(name)
+            frontier.append(name)
+    while frontier:
+        for name in _loaded_names(defined[frontier.pop()]) & set(defined):
+            if name not in seen:
+                seen.add(name)
+                frontier.append(name)
+    tree.body = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name in seen]
+    return tree
+
+
+def _clean(tree: ast.Module, entry: str | None) -> ast.Module:
+    for _ in range(3):  # removing one dead store can leave another
+        cleaner = _Clean(_loaded_names(tree))
+        tree = cleaner.visit(tree)
+        if not cleaner.removed_store:
+            break
+    return _reachable(tree, entry) if entry else tree
+
+
+# --- tokens and fingerprints ----------------------------------------------------------------------
+
+
+def _label(node: ast.AST) -> str:
+    label = type(node).__name__
+    if isinstance(node, ast.Name):
+        return label + (":" + node.id if node.id in _BUILTINS else ":V")
+    if isinstance(node, ast.Attribute):
+        return label + ":" + node.attr
+    if isinstance(node, ast.Constant):
+        return label + (":S" if isinstance(node.value, (str, bytes)) else ":" + repr(node.value)[:20])
+    if isinstance(node, (ast.BinOp, ast.BoolOp, ast.UnaryOp)):
+        return label + ":" + type(node.op).__name__
+    if isinstance(node, ast.Compare):
+        return label + ":" + ",".join(type(op).__name__ for op in node.ops)
+    return label
+
+
+def _preorder(node: ast.AST, out: list[str]) -> None:
+    """Tokens in source order (depth first), without recursion limits on deep padding."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)):
+            continue
+        out.append(_label(current))
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+
+def tokens(tree: ast.AST) -> tuple[str, ...]:
+    """The normalized tree (cleaned, names and strings abstracted) as a token sequence."""
+    if isinstance(tree, ast.Module):
+        tree = _clean(tree, None)
+    out: list[str] = []
+    _preorder(tree, out)
+    return tuple(out[1:] if isinstance(tree, ast.Module) else out)
+
+
+def _winnow(labels: list[str]) -> frozenset[int]:
+    codes = [zlib.crc32(label.encode("utf-8", "surrogatepass")) for label in labels]
+    if len(codes) < K:
+        return frozenset()
+    grams = [zlib.crc32(b"".join(code.to_bytes(4, "little") for code in codes[i : i + K])) for i in range(len(codes) - K + 1)]
+    if len(grams) <= WINDOW:
+        return frozenset({min(grams)})
+    kept = set()
+    for start in range(len(grams) - WINDOW + 1):
+        kept.add(min(grams[start : start + WINDOW]))
+    return frozenset(kept)
+
+
+def fingerprint(source: str | None, entry: str | None = None) -> Fingerprint | None:
+    """One file's fingerprints; None when empty, unparsable or too small to judge."""
+    if not source:
+        return None
+    try:
+        return _fingerprint_tree(ast.parse(source), entry)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _fingerprint_tree(tree: ast.Module, entry: str | None) -> Fingerprint | None:
+    tree = _clean(tree, entry)
+    labels: list[str] = []
+    _preorder(tree, labels)
+    labels = labels[1:]
+    if len(labels) < MIN_NODES:
+        return None
+    functions = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            own: list[str] = []
+            _preorder(node, own)
+            if len(own) >= MIN_NODES:
+                functions.append((_winnow(own), len(own)))
+    return Fingerprint(_winnow(labels), tuple(functions), len(labels))
+
+
+def _containment(a: frozenset[int], b: frozenset[int]) -> float:
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return len(small & large) / len(small)
+
+
+def _per_function(a: Fingerprint, b: Fingerprint) -> float:
+    """Each function of the side with fewer tokens in functions, matched with its best partner."""
+    if not a.functions or not b.functions:
+        return 0.0
+    small, large = (a, b) if sum(n for _, n in a.functions) <= sum(n for _, n in b.functions) else (b, a)
+    index: dict[int, list[int]] = {}
+    for number, (hashes, _) in enumerate(large.functions):
+        for value in hashes:
+            index.setdefault(value, []).append(number)
+    matched = total = 0.0
+    for hashes, size in small.functions:
+        counts: dict[int, int] = {}
+        for value in hashes:
+            owners = index.get(value, ())
+            if len(owners) <= COMMON_LIMIT:
+                for owner in owners:
+                    counts[owner] = counts.get(owner, 0) + 1
+        best = max((count / len(hashes) for count in counts.values()), default=0.0) if hashes else 0.0
+        matched += best * size
+        total += size
+    return matched / total if total else 0.0
+
+
+def compare(a: Fingerprint, b: Fingerprint) -> float:
+    """Similarity 0…1: the larger of whole-file and per-function containment."""
+    if a.hashes == b.hashes:
+        return 1.0
+    whole = _containment(a.hashes, b.hashes)
+    return whole if whole == 1.0 else max(whole, _per_function(a, b))
+
+
+def compare_sources(a_source: str | None, b_source: str | None, entry: str | None = None) -> float:
+    a, b = fingerprint(a_source, entry), fingerprint(b_source, entry)
+    return 0.0 if a is None or b is None else compare(a, b)
+
+
+def pair_row(
+    exercise_name: str, a_name: str, a: Fingerprint, b_name: str, b: Fingerprint, threshold: float = THRESHOLD
+) -> list[str] | None:
+    """The similarity.csv row for a flagged pair of submissions, else None."""
+    score = compare(a, b)
+    return [exercise_name, "submissions", a_name, b_name, f"{score:.3f}"] if score >= threshold else None
+
+
+# --- the batch report -----------------------------------------------------------------------------
+
+
+def source_tokens(source: str | None) -> tuple[str, ...] | None:
+    if not source:
+        return None
+    try:
+        return tokens(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def course_functions(layout: CourseLayout) -> list[tuple[str, Fingerprint]]:
+    """Every function shown to students (notebooks' code cells and course_lib), fingerprinted."""
+    found: list[tuple[str, Fingerprint]] = []
+
+    def add(origin: str, source: str) -> None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                try:
+                    printed = _fingerprint_tree(ast.Module([copy.deepcopy(node)], []), None)
+                except (ValueError, RecursionError):
+                    printed = None
+                if printed is not None:
+                    found.append((f"{origin}:{node.name}", printed))
+
+    for path in sorted((layout.root / "notebooks").glob("*.ipynb")):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError):
+            continue
+        for number, cell in enumerate(cells):
+            if cell.get("cell_type") == "code":
+                text = "".join(cell.get("source", []))
+                add(f"notebooks/{path.name}#{number}", "\n".join(
+                    line for line in text.splitlines() if not line.lstrip().startswith(("%", "!"))
+                ))  # fmt: skip
+    for path in sorted((layout.root / "course_lib").rglob("*.py")):
+        if "checking" in path.parts:  # the checker itself, not course code a student could copy
+            continue
+        add(str(path.relative_to(layout.root)), path.read_text(encoding="utf-8", errors="replace"))
+    return found
+
+
+def _entry_fingerprint(source: str | None, entry: str) -> Fingerprint | None:
+    """The exercise's own function (or class), compared with course code."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == entry:
+            try:
+                return _fingerprint_tree(ast.Module([node], []), None)
+            except (ValueError, RecursionError):
+                return None
+    return None
+
+
+def similarity_rows(
+    layout: CourseLayout,
+    exercises: list[Exercise],
+    sources: dict[str, dict[str, str | None]],  # submission -> exercise -> source
+    threshold: float = THRESHOLD,
+) -> list[list[str]]:
+    shown = course_functions(layout)
+    index = _course_index(shown)
+    rows = []
+    for exercise in exercises:
+        stub = layout.exercises_dir / f"{exercise.name}.py"
+        stub_print = fingerprint(stub.read_text(encoding="utf-8"), exercise.entry) if stub.is_file() else None
+        prepared = []
+        for submission, by_exercise in sources.items():
+            printed = fingerprint(by_exercise.get(exercise.name), exercise.entry)
+            if printed is None or (stub_print is not None and printed.hashes == stub_print.hashes):
+                continue
+            prepared.append((submission, printed, by_exercise.get(exercise.name)))
+        for (a, pa, _), (b, pb, _) in combinations(prepared, 2):
+            row = pair_row(exercise.name, a, pa, b, pb, threshold)
+            if row:
+                rows.append(row)
+        for submission, printed, source in prepared:
+            own = _entry_fingerprint(source, exercise.entry) or printed
+            for origin, score in _course_matches(own, shown, index, threshold):
+                rows.append([exercise.name, "course_code", submission, origin, f"{score:.3f}"])
+    return rows
+
+
+def _course_index(shown: list[tuple[str, Fingerprint]]) -> dict[int, list[int]]:
+    index: dict[int, list[int]] = {}
+    for number, (_, printed) in enumerate(shown):
+        for value in printed.hashes:
+            index.setdefault(value, []).append(number)
+    return index
+
+
+def _course_matches(
+    own: Fingerprint, shown: list[tuple[str, Fingerprint]], index: dict[int, list[int]], threshold: float
+) -> list[tuple[str, float]]:
+    """Course functions sharing at least `threshold` of the smaller side's fingerprints, found
+    through an inverted index (one pass over the submission's fingerprints, not one per function)."""
+    counts: dict[int, int] = {}
+    for value in own.hashes:
+        for number in index.get(value, ()):
+            counts[number] = counts.get(number, 0) + 1
+    found = []
+    for number, count in counts.items():
+        origin, course = shown[number]
+        score = count / max(1, min(len(own.hashes), len(course.hashes)))
+        if score >= threshold:
+            found.append((origin, score))
+    return found
+
+
+def course_version_prints(layout: CourseLayout, exercises: list[Exercise]) -> dict[str, Fingerprint]:
+    """The course's own working version of each exercise (course_lib/course_versions, shipped to
+    students so the notebooks run before an exercise is solved), fingerprinted by exercise name."""
+    folder = layout.root / "course_lib" / "course_versions"
+    prints = {}
+    for exercise in exercises:
+        path = folder / f"{exercise.name}.py"
+        try:
+            printed = fingerprint(path.read_text(encoding="utf-8"), exercise.entry) if path.is_file() else None
+        except OSError:
+            printed = None
+        if printed is not None:
+            prints[exercise.name] = printed
+    return prints
+
+
+def copies_course_version(
+    source: str | None, exercise: Exercise, prints: dict[str, Fingerprint], threshold: float = THRESHOLD
+) -> bool:
+    """True when the hand-in is (nearly) the course's own version of the exercise: it passes every
+    test, so grades.csv flags it for a human (`course_version`) instead of leaving it to similarity.csv."""
+    course = prints.get(exercise.name)
+    printed = fingerprint(source, exercise.entry) if course is not None and source else None
+    return printed is not None and compare(printed, course) >= threshold
+
+
+def write_similarity(path: Path, rows: list[list[str]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["exercise", "kind", "submission", "other", "similarity"])
+        for row in sorted(rows, key=lambda r: (r[0], r[1], -float(r[4]), r[2], r[3])):
+            writer.writerow([csv_cell(cell) for cell in row])

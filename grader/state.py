@@ -1,0 +1,171 @@
+"""What a grading run remembers in its output folder, so that a regrade keeps everything else.
+
+`OUT/.state/<submission>.json` (the instructor's, never inside a student's folder) holds each
+exercise's case outcomes — case name, visibility, hint, group, weight, passed, reason, what the
+public case printed — and the exercise files as read. Hidden inputs and expectations are never
+stored. A regrade with `--exercise X` rebuilds the other exercises' results from it, so
+results.json and feedback.md keep every section and the total; a regrade of some submissions
+updates only their pairs in similarity.csv (`update_similarity`), keeping every other row.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+from grader import similarity
+from course_lib.checking.cases import Case
+from course_lib.checking.catalog import BY_NAME, CourseLayout, Exercise
+from course_lib.checking.results import CaseResult, ExerciseResult
+
+STATE_DIR = ".state"
+FORMAT = 1
+
+
+def _path(out: Path, name: str) -> Path:
+    return out / STATE_DIR / f"{name}.json"
+
+
+def _case_record(result: CaseResult) -> dict:
+    case = result.case
+    return {
+        "name": case.name, "visibility": case.visibility, "hint": case.hint, "group": case.group,
+        "weight": case.weight, "passed": result.passed, "category": result.category,
+        "detail": result.detail if case.visibility == "public" else "",
+        "output": result.output if case.visibility == "public" else "",
+    }  # fmt: skip
+
+
+def save(out: Path, name: str, results: list[ExerciseResult], sources: dict[str, str | None]) -> None:
+    """Merge this run's exercises into the submission's stored state."""
+    path = _path(out, name)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stored = _read(path)
+    exercises = stored.get("exercises", {})
+    files = stored.get("sources", {})
+    for result in results:
+        exercises[result.exercise.name] = {
+            "status": result.status, "shown_status": result.shown_status, "message": result.message,
+            "flags": list(result.flags), "cases": [_case_record(r) for r in result.cases],
+        }  # fmt: skip
+    files.update(sources)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(
+        json.dumps({"format": FORMAT, "exercises": exercises, "sources": files}, ensure_ascii=False),
+        encoding="utf-8",
+    )
+    os.replace(partial, path)
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if type(data) is dict and data.get("format") == FORMAT else {}
+
+
+def _case(exercise: Exercise, record: dict) -> Case:
+    expect = {"raises": "Exception"} if record["group"] == "validation" else {"return": None}
+    data = {"expect": expect, "weight": record.get("weight", 1)}
+    return Case(exercise.name, record["name"], record["visibility"], record.get("hint", ""), data)
+
+
+def earlier_results(out: Path, name: str, skip: set[str]) -> dict[str, ExerciseResult]:
+    """The stored results of this submission's exercises not in `skip` (and still registered)."""
+    found = {}
+    for exercise_name, record in _read(_path(out, name)).get("exercises", {}).items():
+        exercise = BY_NAME.get(exercise_name)
+        if exercise is None or exercise_name in skip:
+            continue
+        try:
+            cases = [
+                CaseResult(_case(exercise, c), bool(c["passed"]), c["category"], c.get("detail", ""),
+                           c.get("output", ""))  # fmt: skip
+                for c in record["cases"]
+            ]
+            found[exercise_name] = ExerciseResult(
+                exercise, record["status"], cases, record.get("message", ""),
+                record.get("shown_status"), tuple(record.get("flags", ())),
+            )  # fmt: skip
+        except (KeyError, TypeError, ValueError):
+            continue  # a damaged record: that exercise is simply not shown until regraded
+    return found
+
+
+def stored_sources(out: Path, skip: set[str]) -> dict[str, dict[str, str | None]]:
+    """Every other submission's stored exercise files: submission -> exercise -> source."""
+    folder = out / STATE_DIR
+    found = {}
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.stem in skip:
+            continue
+        sources = _read(path).get("sources")
+        if type(sources) is dict:
+            found[path.stem] = sources
+    return found
+
+
+def _old_rows(path: Path) -> list[list[str]]:
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8", errors="replace") as handle:
+        rows = list(csv.reader(handle))
+    return [row for row in rows[1:] if len(row) == 5]
+
+
+def _pair_rows(
+    exercise: Exercise, fresh: dict[str, str | None], others: dict[str, str | None], threshold: float
+) -> list[list[str]]:
+    """Rows for pairs (fresh × others), through the similarity module's pairwise API."""
+    rows = []
+    fingerprint = getattr(similarity, "fingerprint", None)
+    pair_row = getattr(similarity, "pair_row", None)
+    if fingerprint is not None and pair_row is not None:
+        prints = {name: fingerprint(source) for name, source in {**others, **fresh}.items()}
+        for a in fresh:
+            for b in others:
+                if prints[a] is not None and prints[b] is not None:
+                    row = pair_row(exercise.name, a, prints[a], b, prints[b], threshold)
+                    if row:
+                        rows.append(row)
+        return rows
+    # Older similarity module: compare each fresh file with each other one by its tokens.
+    for a, source_a in fresh.items():
+        tokens_a = similarity.source_tokens(source_a)
+        for b, source_b in others.items():
+            tokens_b = similarity.source_tokens(source_b)
+            if not tokens_a or not tokens_b or min(len(tokens_a), len(tokens_b)) < similarity.MIN_NODES:
+                continue
+            ratio = 1.0 if tokens_a == tokens_b else similarity._ratio(tokens_a, tokens_b)
+            if ratio >= threshold:
+                rows.append([exercise.name, "submissions", a, b, f"{ratio:.3f}"])
+    return rows
+
+
+def update_similarity(
+    out: Path, layout: CourseLayout, exercises: list[Exercise],
+    fresh: dict[str, dict[str, str | None]], threshold: float,
+) -> tuple[int, int]:  # fmt: skip
+    """Rewrite similarity.csv: rows of the graded exercises that name a submission graded now are
+    computed again (with each other, with every stored submission, with course code); all other rows
+    stay. Returns (rows kept, rows computed)."""
+    path = out / "similarity.csv"
+    graded = {exercise.name for exercise in exercises}
+    kept = [
+        row for row in _old_rows(path)
+        if row[0] not in graded or (row[2] not in fresh and (row[1] != "submissions" or row[3] not in fresh))
+    ]  # fmt: skip
+    computed = similarity.similarity_rows(layout, exercises, fresh, threshold)
+    others = stored_sources(out, set(fresh))
+    for exercise in exercises:
+        computed += _pair_rows(
+            exercise,
+            {name: files.get(exercise.name) for name, files in fresh.items()},
+            {name: files.get(exercise.name) for name, files in others.items()},
+            threshold,
+        )
+    similarity.write_similarity(path, kept + computed)
+    return len(kept), len(computed)
