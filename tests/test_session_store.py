@@ -24,7 +24,13 @@ from course_lib.session_store import (
     SQLiteSessionStore,
 )
 from course_lib.store_url import StoreUrlError, open_session_store, parse_store_location
-from store_backends import postgres_server, postgres_url, session_backend, shared_backend  # noqa: F401
+from store_backends import (  # noqa: F401
+    postgres_backend,
+    postgres_server,
+    postgres_url,
+    session_backend,
+    shared_backend,
+)
 
 TURN = [{"role": "user", "content": "Заказ 8041."}, {"role": "assistant", "content": "Спасибо."}]
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,12 +154,12 @@ def test_forgotten_text_is_gone_from_the_stored_bytes(shared_backend):
 
 
 
-def test_a_snapshot_that_still_sees_deleted_text_delays_the_erasure_or_is_reported(shared_backend):
+def test_a_snapshot_that_still_sees_deleted_text_delays_the_erasure_or_is_reported(postgres_backend):
     """VACUUM FULL keeps a deleted row another transaction may still see: compact() waits for it to
     end, and says so when it does not, instead of reporting an erasure that did not happen."""
-    if shared_backend.kind != "postgres":
-        pytest.skip("SQLite has no concurrent snapshots of a deleted row")
     import psycopg
+
+    shared_backend = postgres_backend  # SQLite has no concurrent snapshot of a deleted row
 
     store = shared_backend.session_store()
     secret = "Секретный адрес: Лесная улица 17"
