@@ -120,15 +120,6 @@ class PostgresDatabase:
             # A connection that cannot unlock is useless: closing it releases the lock server-side.
             connection.close()
 
-    def run_outside_transaction(self, *statements: str) -> None:
-        """Statements that cannot run in a transaction block (VACUUM)."""
-        connection = self.connection()
-        try:
-            for statement in statements:
-                connection.execute(statement)
-        except psycopg.Error as error:
-            raise self.failure(error) from error
-
     def erase_deleted_rows(self, *tables: str, attempts: int = 50, pause: float = 0.1) -> None:
         """Rewrite `tables` (VACUUM FULL) until no deleted row's bytes are left in them.
 
@@ -153,11 +144,12 @@ class PostgresDatabase:
 
         def count(diagnostic) -> None:
             nonlocal left
-            # The detail's first number is the dead rows copied, whatever the server's language.
-            if diagnostic.message_detail and any(f'"{t}"' in (diagnostic.message_primary or "") or
-                                                 f'.{t}"' in (diagnostic.message_primary or "") for t in tables):
-                numbers = re.findall(r"\d+", diagnostic.message_detail)
-                left += int(numbers[0]) if numbers else 0
+            # One notice per table ('"public.t": found …'); its detail's first number is the dead
+            # rows copied, whatever the server's language.
+            primary, detail = diagnostic.message_primary or "", diagnostic.message_detail or ""
+            numbers = re.findall(r"\d+", detail)
+            if numbers and any(f'{table}"' in primary for table in tables):
+                left += int(numbers[0])
 
         connection.add_notice_handler(count)
         try:
