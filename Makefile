@@ -19,6 +19,9 @@ UV_PIN := $(shell grep -m1 '^uv==' requirements.txt 2>/dev/null)
 # One uv call installs the pins and builds the editable course package in parallel (a second call
 # waited for its own build environment: about 5 s of a cold first start); pip fetches uv as a
 # wheel only, without compiling it.
+# --compile-bytecode: the venv's packages get their .pyc once, at install. uv does not compile by
+# default, and with PYTHONDONTWRITEBYTECODE set (common in containers) nothing ever would: every
+# kernel and every `python -m course_lib` would compile openai, IPython and the rest from source.
 UV_BOOT := $(VENV)/.uv
 
 $(STAMP): requirements.txt pyproject.toml
@@ -32,13 +35,14 @@ $(STAMP): requirements.txt pyproject.toml
 	    --target $(UV_BOOT) "$(UV_PIN)" >/dev/null 2>&1 || true; \
 	fi; \
 	if [ -z "$$uv" ] && [ -x $(UV_BOOT)/bin/uv ]; then uv=$(UV_BOOT)/bin/uv; fi; \
-	if [ -n "$$uv" ] && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --python $(PY) -r requirements.txt pip -e .; then \
+	if [ -n "$$uv" ] && UV_NATIVE_TLS=1 "$$uv" pip install --quiet --compile-bytecode --python $(PY) -r requirements.txt pip -e .; then \
 	  echo "Зависимости установлены через uv ($$uv)."; \
 	else \
 	  echo "uv недоступен: устанавливаю через pip (это дольше)."; \
 	  $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade >/dev/null; \
 	  $(PIP) -r requirements.txt && $(PIP) --no-deps -e .; \
 	fi
+	@$(PY) -m compileall -q -j 0 course_lib $(wildcard grader) >/dev/null  # the course's own .pyc, as above
 	$(PY) -m course_lib doctor
 	@touch $(STAMP)
 
@@ -81,8 +85,11 @@ NBVAL_MODE := $(if $(wildcard tests),--nbval,--nbval-lax)
 TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)' 2>/dev/null || echo 2)
 TEST_DIST    := --dist loadfile $(if $(wildcard tests),--no-loadscope-reorder)
 
+# PYTHONDONTWRITEBYTECODE is cleared for the run: the suite starts some hundred Python processes
+# (kernels, consoles, graders); each would compile the course's modules, and pytest each worker's
+# rewritten tests, from source again. The caches land in __pycache__/, ignored by git and release.
 test: $(STAMP)
-	LLM_BACKEND=offline COURSE_DOTENV=0 OFFLINE_STREAM_CHARS_PER_SECOND=0 $(PY) -m pytest $(TEST_PATHS) $(NBVAL_MODE) --nbval-sanitize-with notebooks/sanitize.cfg -n $(TEST_WORKERS) $(TEST_DIST)
+	PYTHONDONTWRITEBYTECODE= LLM_BACKEND=offline COURSE_DOTENV=0 OFFLINE_STREAM_CHARS_PER_SECOND=0 $(PY) -m pytest $(TEST_PATHS) $(NBVAL_MODE) --nbval-sanitize-with notebooks/sanitize.cfg -n $(TEST_WORKERS) $(TEST_DIST)
 
 # Re-execute every notebook in a fresh kernel and store its outputs (what nbval compares against).
 notebooks: $(STAMP)

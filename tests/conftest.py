@@ -118,6 +118,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))  # stable: cells keep order
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist still runs the suite, serially
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") != "loadfile":
         return None

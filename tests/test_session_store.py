@@ -24,6 +24,7 @@ from course_lib.session_store import (
     SQLiteSessionStore,
 )
 from course_lib.store_url import StoreUrlError, open_session_store, parse_store_location
+from helpers import CommandResult, run_course_command
 from store_backends import (  # noqa: F401
     postgres_backend,
     postgres_server,
@@ -398,30 +399,27 @@ def test_another_user_can_neither_join_read_reset_nor_forget_a_session(session_b
     app.close()
 
 
-def _chat(location: str, lines: list[str], *args: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LLM_", "CHAT_"))}
-    environment.update(LLM_BACKEND="offline", COURSE_DOTENV="0")
-    return subprocess.run(
-        [sys.executable, "-m", "course_lib", "chat", "--no-stream", "--store", location, *args],
-        input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=ROOT / "tests",
-        env=environment, timeout=120,
-    )
+def _chat(monkeypatch, location: str, lines: list[str], *args: str) -> CommandResult:
+    return run_course_command(monkeypatch, ["chat", "--no-stream", "--store", location, *args], lines)
 
 
-def test_the_console_refuses_another_users_session_and_forget_spares_it(shared_backend):
+def test_the_console_refuses_another_users_session_and_forget_spares_it(shared_backend, monkeypatch):
     location = shared_backend.location
-    alice = _chat(location, ["Получил заказ 8041 с кофемашиной.", "/exit"], "--user", "alice", "--session", "case-1")
+    alice = _chat(monkeypatch, location, ["Получил заказ 8041 с кофемашиной.", "/exit"],
+                  "--user", "alice", "--session", "case-1")
     assert alice.returncode == 0, alice.stderr
-    bob = _chat(location, ["Напомните номер заказа.", "/forget", "/exit"], "--user", "bob", "--session", "case-1")
+    bob = _chat(monkeypatch, location, ["Напомните номер заказа.", "/forget", "/exit"],
+                "--user", "bob", "--session", "case-1")
     assert "Ошибка чата: Сессия case-1 принадлежит другому пользователю" in bob.stdout
     assert "8041" not in bob.stdout and "Assistant:" not in bob.stdout
-    again = _chat(location, ["Напомните номер заказа.", "/exit"], "--user", "alice", "--session", "case-1")
+    again = _chat(monkeypatch, location, ["Напомните номер заказа.", "/exit"],
+                  "--user", "alice", "--session", "case-1")
     assert "сообщений в истории 2" in again.stdout and "8041" in again.stdout.split("Assistant:")[-1]
     assert "s3cret" not in again.stdout
 
 
-def test_the_console_refuses_an_unknown_store_scheme(tmp_path):
+def test_the_console_refuses_an_unknown_store_scheme(monkeypatch):
     for store in ("redis://localhost/0", "postgresq://u@db/x"):
-        result = _chat(store, ["/exit"])
+        result = _chat(monkeypatch, store, ["/exit"])
         assert result.returncode == 2 and "Неизвестная схема" in result.stderr
     assert not [p for p in (ROOT / "tests").iterdir() if p.name.endswith(":")]
