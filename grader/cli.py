@@ -47,7 +47,7 @@ from grader.export import (
 from grader.gradebook import SheetError, locked, read_sheet, update_grades_csv
 from grader.invocation import command_name, full_path
 from grader.launch import unsafe_launch
-from grader.names import output_names
+from grader.names import NameClash, assign_names
 from grader.report import (
     SubmissionResult,
     conceals_hidden,
@@ -275,7 +275,16 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
     out.mkdir(parents=True, exist_ok=True)
-    names = output_names(args.submissions)
+    try:
+        with locked(out):  # parallel shards into one folder agree on who owns which name
+            names, notices = assign_names(
+                out, args.submissions, earlier_sources=_earlier_sources(out), shown=shown_path
+            )
+    except NameClash as error:
+        print(f"Ошибка: {error}", file=sys.stderr)
+        return 2
+    for notice in notices:
+        print(notice, file=sys.stderr)
     failed_internally = False
     sources: dict[str, dict[str, str | None]] = {}
 
@@ -387,6 +396,15 @@ def main(argv: list[str] | None = None) -> int:
     for message in removed:
         print(message, file=sys.stderr)
     return 1 if failed_internally else 0
+
+
+def _earlier_sources(out: Path) -> dict[str, str]:
+    """grades.csv's folder → source, for folders graded before their names were remembered."""
+    try:
+        rows, _ = read_sheet(out / "grades.csv")
+    except SheetError:
+        return {}
+    return {row.get("submission", ""): row.get("source", "") for row in rows}
 
 
 def _with_earlier(out: Path, name: str, graded: list[ExerciseResult]) -> list[ExerciseResult]:

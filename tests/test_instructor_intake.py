@@ -144,7 +144,9 @@ def test_regrade_keeps_every_other_row_and_says_so(graded, tmp_path, capsys):
     broken = tmp_path / "again" / "plain"
     shutil.copytree(ROOT / "exercises", broken)  # the same student, now with stubs
     assert cli.main([str(broken), "--out", str(copy), "--exercise", "commit_turn", *QUIET]) == 0
-    assert "обновлено строк 1, добавлено 0, прежних строк сохранено 3" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "обновлено строк 1, добавлено 0, прежних строк сохранено 3" in err
+    assert "продолжает папку plain" in err  # a new download of the same hand-in, and it says so
     after = _rows(copy)
     assert set(after) == set(before)
     for name in set(before) - {"plain"}:
