@@ -57,7 +57,7 @@ from grader.report import (
     write_text,
 )
 from course_lib.checking.results import CaseResult, ExerciseResult
-from course_lib.checking.runner import run_exercise
+from course_lib.checking.runner import PendingExercise, finish_exercise, start_exercise
 from course_lib.checking.safetext import one_line, shown
 from grader.similarity import copies_course_version, course_version_prints
 from course_lib.checking.sandbox import Limits, SandboxError, detect_tier, selftest
@@ -297,8 +297,10 @@ def main(argv: list[str] | None = None) -> int:
         # A hand-in that cannot be opened at all (a damaged zip, over a limit) says why once, at the
         # top of feedback and in grades.csv's details, not only inside every exercise's section.
         notice = submission.notice or (submission.problem.detail if submission.problem else "")
-        graded = []
         read: dict[str, str | None] = {}
+        # Every exercise's public phase before any hidden one (see runner.start_exercise): what a
+        # hidden phase leaves behind never reaches a public case's output.
+        started: list[PendingExercise | ExerciseResult] = []
         try:
             for exercise in exercises:
                 try:
@@ -307,17 +309,27 @@ def main(argv: list[str] | None = None) -> int:
                     flags = found.flags
                     if copies_course_version(found.source, exercise, course_prints, args.similarity_threshold):
                         flags += ("course_version",)
-                    graded.append(
-                        run_exercise(
+                    started.append(
+                        start_exercise(
                             exercise, found.source, phases[exercise.name], limits, hide,
                             found.failure, deadline, flags,
                         )
                     )  # fmt: skip
                 except Exception as error:  # a grader bug must not stop the batch
                     failed_internally = True
-                    graded.append(_internal_failure(exercise, phases[exercise.name], error))
+                    started.append(_internal_failure(exercise, phases[exercise.name], error))
         finally:
             submission.close()
+        graded = []
+        for item in started:
+            if isinstance(item, ExerciseResult):
+                graded.append(item)
+                continue
+            try:
+                graded.append(finish_exercise(item))
+            except Exception as error:  # noqa: BLE001 - as above
+                failed_internally = True
+                graded.append(_internal_failure(item.exercise, phases[item.exercise.name], error))
         sources[names[index]] = read
         return graded, time.monotonic() - begun, notice
 

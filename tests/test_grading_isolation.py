@@ -121,3 +121,41 @@ def test_no_two_children_of_one_submission_ever_run_at_once(tmp_path, monkeypatc
     all_spans = sorted((s, e) for _, s, e, _ in spans)
     overlapping_across = any(b[0] < a[1] for a, b in zip(all_spans, all_spans[1:]))
     assert overlapping_across  # while different submissions did run in parallel
+
+
+def test_every_public_phase_runs_before_any_hidden_one(tmp_path, monkeypatch):
+    """pid_counter_channel (uid tier): a hidden phase once advanced the machine's PID counter and
+    the next exercise's failing public case printed it. No case a student sees runs after a hidden
+    case of the same submission, so nothing a hidden phase leaves behind (PIDs, the clock, files)
+    can reach that output, in any tier."""
+    from course_lib.checking import runner
+
+    sent: list[tuple[str, str]] = []
+    original = runner._ExerciseRun.run_phase
+
+    def run_phase(self, indices):
+        sent.append((self.exercise.name, "/".join(sorted({self.cases[i].visibility for i in indices}))))
+        return original(self, indices)
+
+    monkeypatch.setattr(runner._ExerciseRun, "run_phase", run_phase)
+    folder = tmp_path / "student"
+    shutil.copytree(ROOT / "solutions", folder)
+    names = ["commit_turn", "split_into_turns", "count_message_tokens"]
+    args = [str(folder), "--out", str(tmp_path / "out"), "--no-progress", "--allow-weak-sandbox"]
+    assert cli.main([*args, *[f"--exercise={name}" for name in names]]) == 0
+    assert {exercise for exercise, _ in sent} == set(names)
+    assert all(visibility in ("public", "hidden") for _, visibility in sent), sent  # never mixed
+    kinds = [visibility for _, visibility in sent]
+    assert kinds == sorted(kinds, key=lambda kind: kind == "hidden"), sent  # all public, then all hidden
+    assert kinds.count("hidden") == len(names)
+
+
+def test_an_exercises_time_budget_does_not_run_while_other_exercises_are_checked():
+    from course_lib.checking.runner import _Budget
+
+    budget = _Budget(Limits(exercise_seconds=10), None)
+    before = budget.deadline
+    budget.pause()
+    time.sleep(0.05)
+    budget.resume()
+    assert budget.deadline - before >= 0.05

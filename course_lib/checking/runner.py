@@ -21,6 +21,7 @@ import logging
 import signal
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from course_lib.checking.cases import Case
 from course_lib.checking.catalog import Exercise
@@ -83,6 +84,17 @@ class _Budget:
         else:
             self.deadline, self.kind = exercise_deadline, "exercise_budget"
             self.seconds = limits.exercise_seconds
+        self._paused_at: float | None = None
+
+    def pause(self) -> None:
+        """Stop the exercise's clock while other exercises run (its deadline moves on resume)."""
+        self._paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        paused_at = self._paused_at
+        if paused_at is not None and self.kind == "exercise_budget":
+            self.deadline += time.monotonic() - paused_at
+        self._paused_at = None
 
     def wait(self, limit: float) -> tuple[float, bool]:
         """(how long to wait, whether the budget rather than `limit` ends that wait)."""
@@ -239,7 +251,20 @@ class _ExerciseRun:
         self._drop_session(kill=False)
 
 
-def run_exercise(
+@dataclass
+class PendingExercise:
+    """An exercise whose public phase has run and whose hidden phases have not (yet)."""
+
+    exercise: Exercise
+    phases: list[list[Case]]
+    flags: tuple[str, ...]
+    run: _ExerciseRun | None  # None: no source, nothing to run
+    failure: Failure | None = None  # why there is no source
+    go_on: bool = True  # False once nothing more can run
+    failed_in_public: bool = True
+
+
+def start_exercise(
     exercise: Exercise,
     source: str | None,
     phases: list[list[Case]],
@@ -248,31 +273,50 @@ def run_exercise(
     source_failure: Failure | None = None,
     deadline: float | None = None,
     flags: tuple[str, ...] = (),
-) -> ExerciseResult:
-    """Run every phase's cases against `source` and judge them; never raises for student errors.
+) -> PendingExercise:
+    """Run the public phase (phase 0) and stop: `finish_exercise` runs the hidden ones.
 
-    `deadline` (time.monotonic()) is the submission's; phase 0 is public, later phases hidden.
+    A grader runs every exercise's public phase before any hidden one, so nothing a hidden phase
+    can leave behind — the PID counter, a file in a shared /tmp, the clock — reaches output that
+    the student sees. The child of the public phase is closed; the hidden phases get a new one,
+    and the exercise's time budget does not run while other exercises are checked.
     """
-    cases = [case for phase in phases for case in phase]
     if source is None:
         failure = source_failure or Failure("missing", f"нет файла {exercise.name}.py")
-        results = [CaseResult(case, False, failure.category, failure.detail) for case in cases]
-        return ExerciseResult(exercise, status_of([], failure), results, failure.detail, flags=flags)
-    budget = _Budget(limits, deadline)
-    run = _ExerciseRun(exercise, source, cases, limits, list(hide), budget)
-    failed_in_public = True
+        return PendingExercise(exercise, phases, flags, None, failure, go_on=False)
+    cases = [case for phase in phases for case in phase]
+    run = _ExerciseRun(exercise, source, cases, limits, list(hide), _Budget(limits, deadline))
+    pending = PendingExercise(exercise, phases, flags, run)
     try:
-        start = 0
-        for number, phase in enumerate(phases):
-            failed_in_public = number == 0
-            # Cheap validation cases (an exception at once) first: a solution that times out on
-            # the algorithm still has them judged instead of "not run".
-            indices = sorted(range(start, start + len(phase)), key=lambda i: cases[i].group != "validation")
-            start += len(phase)
-            if not run.run_phase(indices):
-                break
+        if phases:
+            pending.go_on = run.run_phase(_validation_first(cases, 0, len(phases[0])))
     finally:
         run.close()
+        run.budget.pause()
+    return pending
+
+
+def finish_exercise(pending: PendingExercise) -> ExerciseResult:
+    """Run the hidden phases of `start_exercise`'s exercise and judge everything."""
+    exercise, phases, flags, run = pending.exercise, pending.phases, pending.flags, pending.run
+    if run is None:
+        cases = [case for phase in phases for case in phase]
+        failure = pending.failure
+        results = [CaseResult(case, False, failure.category, failure.detail) for case in cases]
+        return ExerciseResult(exercise, status_of([], failure), results, failure.detail, flags=flags)
+    cases = run.cases
+    run.budget.resume()
+    try:
+        start = len(phases[0]) if phases else 0
+        for phase in phases[1:]:
+            if not pending.go_on:
+                break
+            pending.failed_in_public = False
+            pending.go_on = run.run_phase(_validation_first(cases, start, len(phase)))
+            start += len(phase)
+    finally:
+        run.close()
+    failed_in_public = pending.failed_in_public
     # Cases that never ran are "not_run" (feedback lists them as «не запускались», without the
     # hints of what they check); an import failure is every case's reason, as before.
     if run.import_failure is not None:
@@ -295,3 +339,27 @@ def run_exercise(
     shown_status = status_of(public, import_failure)
     message = stop.detail if stop_in_public else ""
     return ExerciseResult(exercise, status, results, message, shown_status, flags)
+
+
+def _validation_first(cases: list[Case], start: int, count: int) -> list[int]:
+    # Cheap validation cases (an exception at once) first: a solution that times out on the
+    # algorithm still has them judged instead of "not run".
+    return sorted(range(start, start + count), key=lambda i: cases[i].group != "validation")
+
+
+def run_exercise(
+    exercise: Exercise,
+    source: str | None,
+    phases: list[list[Case]],
+    limits: Limits,
+    hide: Sequence[str] = (),
+    source_failure: Failure | None = None,
+    deadline: float | None = None,
+    flags: tuple[str, ...] = (),
+) -> ExerciseResult:
+    """Run every phase's cases against `source` and judge them; never raises for student errors.
+
+    `deadline` (time.monotonic()) is the submission's; phase 0 is public, later phases hidden.
+    One exercise alone; a grader with several uses `start_exercise` for all, then `finish_exercise`.
+    """
+    return finish_exercise(start_exercise(exercise, source, phases, limits, hide, source_failure, deadline, flags))
