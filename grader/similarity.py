@@ -291,15 +291,6 @@ def pair_row(
 # --- the batch report -----------------------------------------------------------------------------
 
 
-def source_tokens(source: str | None) -> tuple[str, ...] | None:
-    if not source:
-        return None
-    try:
-        return tokens(ast.parse(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def course_functions(layout: CourseLayout) -> list[tuple[str, Fingerprint]]:
     """Every function shown to students (notebooks' code cells and course_lib), fingerprinted."""
     found: list[tuple[str, Fingerprint]] = []
@@ -351,30 +342,53 @@ def _entry_fingerprint(source: str | None, entry: str) -> Fingerprint | None:
     return None
 
 
+def hand_in_prints(
+    layout: CourseLayout, exercise: Exercise, sources: dict[str, str | None]
+) -> dict[str, Fingerprint]:
+    """The one way hand-ins are fingerprinted, in a batch and in a regrade alike: from the
+    exercise's entry and what it reaches (unused helpers left out); empty files, unparsable ones
+    and the untouched stub are not judged."""
+    stub = layout.exercises_dir / f"{exercise.name}.py"
+    stub_print = fingerprint(stub.read_text(encoding="utf-8"), exercise.entry) if stub.is_file() else None
+    prints = {}
+    for submission, source in sources.items():
+        printed = fingerprint(source, exercise.entry)
+        if printed is not None and (stub_print is None or printed.hashes != stub_print.hashes):
+            prints[submission] = printed
+    return prints
+
+
+def pair_rows(
+    exercise: Exercise, fresh: dict[str, Fingerprint], others: dict[str, Fingerprint] | None = None,
+    threshold: float = THRESHOLD,
+) -> list[list[str]]:  # fmt: skip
+    """Rows for flagged pairs: within `fresh`, and (when given) each of `fresh` with each of `others`."""
+    pairs = list(combinations(fresh.items(), 2))
+    pairs += [(a, b) for a in fresh.items() for b in (others or {}).items()]
+    rows = []
+    for (a, pa), (b, pb) in pairs:
+        row = pair_row(exercise.name, a, pa, b, pb, threshold)
+        if row:
+            rows.append(row)
+    return rows
+
+
 def similarity_rows(
     layout: CourseLayout,
     exercises: list[Exercise],
     sources: dict[str, dict[str, str | None]],  # submission -> exercise -> source
     threshold: float = THRESHOLD,
 ) -> list[list[str]]:
+    """Pairs among these submissions and their matches with course code."""
     shown = course_functions(layout)
     index = _course_index(shown)
     rows = []
     for exercise in exercises:
-        stub = layout.exercises_dir / f"{exercise.name}.py"
-        stub_print = fingerprint(stub.read_text(encoding="utf-8"), exercise.entry) if stub.is_file() else None
-        prepared = []
-        for submission, by_exercise in sources.items():
-            printed = fingerprint(by_exercise.get(exercise.name), exercise.entry)
-            if printed is None or (stub_print is not None and printed.hashes == stub_print.hashes):
-                continue
-            prepared.append((submission, printed, by_exercise.get(exercise.name)))
-        for (a, pa, _), (b, pb, _) in combinations(prepared, 2):
-            row = pair_row(exercise.name, a, pa, b, pb, threshold)
-            if row:
-                rows.append(row)
-        for submission, printed, source in prepared:
-            own = _entry_fingerprint(source, exercise.entry) or printed
+        files = {submission: by_exercise.get(exercise.name) for submission, by_exercise in sources.items()}
+        prepared = hand_in_prints(layout, exercise, files)
+        rows += pair_rows(exercise, prepared, None, threshold)
+        for submission, printed in prepared.items():
+            own = _entry_fingerprint(files[submission], exercise.entry) or printed
             for origin, score in _course_matches(own, shown, index, threshold):
                 rows.append([exercise.name, "course_code", submission, origin, f"{score:.3f}"])
     return rows

@@ -116,35 +116,6 @@ def _old_rows(path: Path) -> list[list[str]]:
     return [row for row in rows[1:] if len(row) == 5]
 
 
-def _pair_rows(
-    exercise: Exercise, fresh: dict[str, str | None], others: dict[str, str | None], threshold: float
-) -> list[list[str]]:
-    """Rows for pairs (fresh × others), through the similarity module's pairwise API."""
-    rows = []
-    fingerprint = getattr(similarity, "fingerprint", None)
-    pair_row = getattr(similarity, "pair_row", None)
-    if fingerprint is not None and pair_row is not None:
-        prints = {name: fingerprint(source) for name, source in {**others, **fresh}.items()}
-        for a in fresh:
-            for b in others:
-                if prints[a] is not None and prints[b] is not None:
-                    row = pair_row(exercise.name, a, prints[a], b, prints[b], threshold)
-                    if row:
-                        rows.append(row)
-        return rows
-    # Older similarity module: compare each fresh file with each other one by its tokens.
-    for a, source_a in fresh.items():
-        tokens_a = similarity.source_tokens(source_a)
-        for b, source_b in others.items():
-            tokens_b = similarity.source_tokens(source_b)
-            if not tokens_a or not tokens_b or min(len(tokens_a), len(tokens_b)) < similarity.MIN_NODES:
-                continue
-            ratio = 1.0 if tokens_a == tokens_b else similarity._ratio(tokens_a, tokens_b)
-            if ratio >= threshold:
-                rows.append([exercise.name, "submissions", a, b, f"{ratio:.3f}"])
-    return rows
-
-
 def update_similarity(
     out: Path, layout: CourseLayout, exercises: list[Exercise],
     fresh: dict[str, dict[str, str | None]], threshold: float,
@@ -160,11 +131,11 @@ def update_similarity(
     ]  # fmt: skip
     computed = similarity.similarity_rows(layout, exercises, fresh, threshold)
     others = stored_sources(out, set(fresh))
-    for exercise in exercises:
-        computed += _pair_rows(
+    for exercise in exercises:  # fresh × stored, fingerprinted exactly as in a batch
+        computed += similarity.pair_rows(
             exercise,
-            {name: files.get(exercise.name) for name, files in fresh.items()},
-            {name: files.get(exercise.name) for name, files in others.items()},
+            similarity.hand_in_prints(layout, exercise, {name: files.get(exercise.name) for name, files in fresh.items()}),
+            similarity.hand_in_prints(layout, exercise, {name: files.get(exercise.name) for name, files in others.items()}),
             threshold,
         )
     similarity.write_similarity(path, kept + computed)

@@ -57,3 +57,87 @@ def test_padding_costs_linear_time():
     a, b = fingerprint(small), fingerprint(large)
     assert b.size == pytest.approx(a.size * 8000 / 400, rel=0.05)
     assert compare(a, b) >= THRESHOLD  # the padding itself is shared
+
+
+PADDING = {
+    1: """
+def _unused_table(rows):
+    table = {}
+    for row in rows:
+        key = str(row).strip().lower()
+        if key in table:
+            table[key] += 1
+        elif key.startswith("#"):
+            continue
+        else:
+            table[key] = 1
+    return sorted(table.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _unused_window(values, size):
+    result, total = [], 0
+    for index, value in enumerate(values):
+        total += value
+        if index >= size:
+            total -= values[index - size]
+        result.append(total / min(index + 1, size))
+    return result
+""",
+    2: """
+class _UnusedCache:
+    def __init__(self, limit):
+        self.limit = limit
+        self.items = []
+
+    def put(self, key, value):
+        self.items = [pair for pair in self.items if pair[0] != key]
+        self.items.append((key, value))
+        while len(self.items) > self.limit:
+            self.items.pop(0)
+
+    def get(self, key, default=None):
+        for stored, value in reversed(self.items):
+            if stored == key:
+                return value
+        return default
+
+
+def _unused_words(text):
+    words = [word for word in text.replace(",", " ").split() if word.isalpha()]
+    return {word: len(word) for word in words if len(word) > 3}
+""",
+}
+
+
+def _padded(source: str, seed: int) -> str:
+    """The same solution with top-level helpers nothing calls, different in each copy."""
+    return f"{PADDING[seed]}\n\n{source}\n"
+
+
+def test_a_copy_is_flagged_the_same_whether_graded_in_one_batch_or_one_after_another(tmp_path):
+    """similarity_order: two padded copies were flagged together and missed when graded apart."""
+    import csv
+    import shutil
+
+    from grader import cli
+
+    root = Path(__file__).resolve().parents[1]
+    folders = []
+    for seed in (1, 2):
+        folder = tmp_path / f"student{seed}"
+        folder.mkdir()
+        for exercise in EXERCISES:
+            source = (root / "solutions" / f"{exercise.name}.py").read_text(encoding="utf-8")
+            (folder / f"{exercise.name}.py").write_text(_padded(source, seed), encoding="utf-8")
+        folders.append(folder)
+    quiet = ["--no-progress", "--allow-weak-sandbox"]
+
+    def flagged(out: Path) -> set[str]:
+        with open(out / "similarity.csv", encoding="utf-8") as handle:
+            return {row["exercise"] for row in csv.DictReader(handle) if row["kind"] == "submissions"}
+
+    together, apart = tmp_path / "together", tmp_path / "apart"
+    assert cli.main([*map(str, folders), "--out", str(together), *quiet]) == 0
+    assert cli.main([str(folders[0]), "--out", str(apart), *quiet]) == 0
+    assert cli.main([str(folders[1]), "--out", str(apart), *quiet]) == 0
+    assert flagged(together) == flagged(apart) == {exercise.name for exercise in EXERCISES}
