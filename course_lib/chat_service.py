@@ -111,6 +111,19 @@ SummaryFailure = Literal["window", "raise"]
 
 
 @dataclass(frozen=True)
+class ForgetReport:
+    """What `ChatService.forget` erased, and what it had to leave."""
+
+    records: int
+    """Facts and archived turns deleted."""
+    sessions: int
+    """Sessions deleted: the user's own and ownerless ones the user's turns were said in."""
+    ownerless_left: int
+    """Sessions without an owner (from a file older than session owners) that nothing ties to
+    anyone: left as they were, since they may be someone else's."""
+
+
+@dataclass(frozen=True)
 class ChatSession:
     """A copy of one conversation's state: the recent exact messages and the summary of older ones.
 
@@ -417,21 +430,33 @@ class ChatService:
             self._call_store(self._store.delete, session_key)
 
     def forget_user(self, user_id: str) -> int:
+        """Erase everything kept about a user; returns how many facts and archived turns were
+        deleted (`forget` tells the whole story)."""
+        return self.forget(user_id).records
+
+    def forget(self, user_id: str) -> ForgetReport:
         """Erase everything kept about a user: long-term facts, archived turns, their sessions.
 
-        Returns how many facts and archived turns were deleted. The text is gone from the files'
-        bytes (SQLite's secure_delete, a rebuilt search index, VACUUM), not just hidden. Only the
-        sessions the user started are deleted: another user's session is never the caller's data.
+        The text is gone from the files' bytes (SQLite's secure_delete, a rebuilt search index,
+        VACUUM), not just hidden. Deleted are the sessions the user started, and sessions without
+        an owner (a file from before sessions had owners) in which the user's archived turns were
+        said; another user's session is never the caller's data. Ownerless sessions nothing ties
+        to anyone are left, and counted, so that nobody is told they are gone.
         """
         user_key = self._normalize_user_id(user_id)
         if self._memory is None or user_key is None:
             raise ChatServiceError("Долговременная память не подключена: забывать нечего.")
         self._memory.wait()
-        for session_key in self._call_store(self._store.sessions_owned_by, user_key):
+        owned = set(self._call_store(self._store.sessions_owned_by, user_key))
+        ownerless = set(self._call_store(self._store.sessions_owned_by, None))
+        said_in = ownerless & set(self._memory.store.sessions_of(user_key))
+        owned |= said_in
+        for session_key in sorted(owned):
             with self._session_lock(session_key):
-                self._call_store(self._store.delete, session_key)
+                if self._load(session_key).owner in (None, user_key):  # not taken over meanwhile
+                    self._call_store(self._store.delete, session_key)
         self._call_store(self._store.compact)
-        return self._memory.forget(user_key)
+        return ForgetReport(self._memory.forget(user_key), len(owned), len(ownerless - said_in))
 
     def get_session(self, session_id: str, *, user_id: str | None | object = _ANYONE) -> ChatSession:
         """A copy of the session's state (empty for an unknown id); never the live objects.

@@ -26,7 +26,7 @@ from course_lib.config import SettingsError, load_settings
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
-from course_lib.russian import tokens
+from course_lib.russian import plural, tokens
 
 YES_NO = {True: "да", False: "нет"}
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessions.sqlite3"
@@ -129,11 +129,17 @@ def run_console(
             continue
         if memory is not None and command == "/forget":
             try:
-                removed = service.forget_user(user_id)
+                report = service.forget(user_id)
             except ChatServiceError as error:
                 out(f"Ошибка чата: {error}")
                 continue
-            out(f"Память о пользователе {user_id} и его диалоги стёрты из файла или базы (записей: {removed}).")
+            out(f"Память о пользователе {user_id} и его диалоги стёрты из файла или базы "
+                f"(записей: {report.records}, диалогов: {report.sessions}).")
+            if report.ownerless_left:
+                left = plural(report.ownerless_left, ("диалог", "диалога", "диалогов"))
+                out(f"В хранилище остались диалоги без владельца — {left} (начаты без --user или "
+                    "записаны до появления владельцев у диалогов): ничто не связывает их с этим "
+                    "пользователем, они не тронуты.")
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue

@@ -104,8 +104,9 @@ class SessionStore(ABC):
         """Ids of the stored sessions, least recently committed first."""
 
     @abstractmethod
-    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
-        """Ids of the sessions `owner` started (what forgetting a user deletes), sorted."""
+    def sessions_owned_by(self, owner: str | None) -> tuple[str, ...]:
+        """Ids of the sessions `owner` started (what forgetting a user deletes), sorted; None: the
+        sessions without an owner (no user, or a file from before sessions had owners)."""
 
     @abstractmethod
     def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
@@ -167,7 +168,7 @@ class InMemorySessionStore(SessionStore):
         with self._lock:
             return tuple(self._states)
 
-    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+    def sessions_owned_by(self, owner: str | None) -> tuple[str, ...]:
         with self._lock:
             return tuple(sorted(key for key, (state, _) in self._states.items() if state.owner == owner))
 
@@ -328,10 +329,10 @@ class SQLiteSessionStore(SessionStore):
         )
         return tuple(row[0] for row in rows)
 
-    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+    def sessions_owned_by(self, owner: str | None) -> tuple[str, ...]:
         rows = self._connection().execute(
-            "SELECT session_id FROM sessions WHERE owner = ? ORDER BY session_id", (owner,)
-        )
+            "SELECT session_id FROM sessions WHERE owner IS ? ORDER BY session_id", (owner,)
+        )  # IS: NULL matches NULL, and the owner index still serves it
         return tuple(row[0] for row in rows)
 
     def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:

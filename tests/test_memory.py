@@ -240,3 +240,35 @@ def test_the_memory_budget_is_validated(memory_store, offline_settings):
         LongTermMemory(memory_store, extractor, COUNTER, memory_token_budget=-1)
     with pytest.raises(ValueError):
         LongTermMemory(memory_store, extractor, COUNTER, extraction="later")  # type: ignore[arg-type]
+
+
+def test_forget_erases_ownerless_sessions_the_user_spoke_in_and_counts_the_rest(memory_backend, offline_settings):
+    """forget_old_file: a sessions file from before owners kept the user's messages after /forget."""
+    service = _memory_service(memory_backend, offline_settings)
+    # As an old file has them: conversations with no owner. Anna's archived turn names one of them.
+    service.reply("old-anna", "Меня зовут Анна. Заказ 7718, монитор.")
+    service.reply("old-stranger", "Заказ 5510, чайник.")
+    service.memory.store.archive_turn("anna", "old-anna", 1, "Меня зовут Анна. Заказ 7718, монитор.",
+                                      "Записал заказ 7718.", now=1.0)  # fmt: skip
+    service.reply("mine", "Мой телефон +7 912 345-67-89.", user_id="anna")
+    report = service.forget("anna")
+    assert report.sessions == 2 and report.ownerless_left == 1
+    assert service.get_session("old-anna").messages == () and service.get_session("mine").messages == ()
+    assert service.get_session("old-stranger").messages != ()
+    raw = memory_backend.raw_bytes()
+    for secret in ("Анна", "7718", "912 345"):
+        assert secret.encode() not in raw
+    assert "5510".encode() in raw
+
+
+def test_the_console_never_says_ownerless_dialogues_were_erased(tmp_path, monkeypatch):
+    from helpers import run_course_command
+
+    store = str(tmp_path / "old.sqlite3")
+    without_user = run_course_command(monkeypatch, ["chat", "--no-stream", "--store", store, "--session", "x"],
+                                      ["Заказ 5510, чайник.", "/exit"])  # fmt: skip
+    assert without_user.returncode == 0, without_user.stderr
+    forgotten = run_course_command(monkeypatch, ["chat", "--no-stream", "--store", store, "--user", "anna"],
+                                   ["/forget", "/exit"])  # fmt: skip
+    assert "стёрты" in forgotten.stdout and "диалогов: 0" in forgotten.stdout
+    assert "остались диалоги без владельца — 1 диалог" in forgotten.stdout

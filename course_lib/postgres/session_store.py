@@ -138,10 +138,11 @@ class PostgresSessionStore(SessionStore):
             ).fetchall()
         return tuple(row[0] for row in rows)
 
-    def sessions_owned_by(self, owner: str) -> tuple[str, ...]:
+    def sessions_owned_by(self, owner: str | None) -> tuple[str, ...]:
+        where, parameters = ("owner IS NULL", ()) if owner is None else ("owner = %s", (owner,))
         with self._guard(), self._db.transaction() as connection:
             rows = connection.execute(
-                "SELECT session_id FROM course_sessions WHERE owner = %s ORDER BY session_id", (owner,)
+                f"SELECT session_id FROM course_sessions WHERE {where} ORDER BY session_id", parameters
             ).fetchall()
         return tuple(row[0] for row in rows)
 
