@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.app import build_chat_app
-from course_lib.chat_service import ChatServiceError
+from course_lib.chat_service import ChatService, ChatServiceError
 from course_lib.session_store import (
     SessionBusyError,
     SessionConflictError,
@@ -423,3 +423,27 @@ def test_the_console_refuses_an_unknown_store_scheme(monkeypatch):
         result = _chat(monkeypatch, store, ["/exit"])
         assert result.returncode == 2 and "Неизвестная схема" in result.stderr
     assert not [p for p in (ROOT / "tests").iterdir() if p.name.endswith(":")]
+
+
+def test_fifty_thousand_idle_sessions_expire_in_batches_and_the_turn_goes_through(postgres_backend, offline_settings):
+    """postgres_many_sessions: with 20,000 idle sessions every turn failed with "out of shared memory"."""
+    import psycopg
+
+    store = postgres_backend.session_store()
+    store.load("warm-up")  # creates the tables
+    with psycopg.connect(postgres_backend.url, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO course_sessions (session_id, owner, summary, version, last_used) "
+            "SELECT 'idle-' || n, NULL, NULL, 1, 1.0 FROM generate_series(1, 50000) AS n"
+        )
+        connection.execute(
+            "INSERT INTO course_messages (session_id, position, role, content) "
+            "SELECT 'idle-' || n, 0, 'user', 'Заказ ' || n FROM generate_series(1, 50000) AS n"
+        )
+    app = build_chat_app(offline_settings, store=store)
+    service = ChatService(app.llm_client, app.history_policy, store=store, session_ttl_seconds=60.0)
+    service.reply("fresh", "Получил заказ 8041 с кофемашиной.")
+    assert service.session_ids() == ("fresh",)
+    with psycopg.connect(postgres_backend.url, autocommit=True) as connection:
+        assert connection.execute("SELECT count(*) FROM course_messages").fetchone()[0] == 2
+    app.close()

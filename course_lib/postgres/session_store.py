@@ -50,6 +50,23 @@ CREATE TABLE IF NOT EXISTS course_messages (
 """
 
 
+EXPIRY_BATCH = 500
+"""Idle sessions deleted per transaction: advisory locks for at most this many at once."""
+EXPIRE_BATCH = """
+WITH candidates AS MATERIALIZED (
+    SELECT session_id FROM course_sessions
+    WHERE last_used < %s AND NOT (session_id = ANY(%s))
+    ORDER BY last_used LIMIT %s
+), deleted AS (
+    DELETE FROM course_sessions WHERE session_id IN (
+        SELECT session_id FROM candidates WHERE pg_try_advisory_xact_lock(%s, hashtext(session_id))
+    )
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM candidates), (SELECT count(*) FROM deleted)
+"""
+
+
 class PostgresSessionStore(SessionStore):
     def __init__(self, url: str, *, wait_seconds: float = 30.0) -> None:
         self._wait_seconds = wait_seconds
@@ -148,14 +165,18 @@ class PostgresSessionStore(SessionStore):
 
     def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
         # A session whose lock another connection holds has a reply in progress: not idle. The
-        # try-lock is transaction-scoped, so it is gone when this statement's transaction ends.
-        with self._guard(), self._db.transaction() as connection:
-            deleted = connection.execute(
-                "DELETE FROM course_sessions WHERE last_used < %s AND NOT (session_id = ANY(%s)) "
-                "AND pg_try_advisory_xact_lock(%s, hashtext(session_id))",
-                (deadline, list(busy), SESSION_LOCKS),
-            )
-            return deleted.rowcount
+        # try-lock is transaction-scoped, and each one is an entry in the server's shared lock
+        # table (about 64 per connection): one transaction over 20,000 idle sessions ran out of
+        # shared memory and failed every turn. So: the oldest EXPIRY_BATCH at a time, one
+        # transaction each, until a batch finds fewer or frees nothing (all of it busy).
+        removed = 0
+        while True:
+            with self._guard(), self._db.transaction() as connection:
+                row = connection.execute(EXPIRE_BATCH, (deadline, list(busy), EXPIRY_BATCH, SESSION_LOCKS))
+                found, deleted = row.fetchone()
+            removed += deleted
+            if found < EXPIRY_BATCH or deleted == 0:
+                return removed
 
     @contextmanager
     def session_lock(self, session_id: str) -> Iterator[None]:
