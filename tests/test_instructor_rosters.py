@@ -202,6 +202,30 @@ def test_excel_resaved_grades_csv_keeps_every_row_on_a_regrade(class_folder, tmp
     assert [row[2] for row in rows[1:]] == ["10,00", "10,00", "0,00"]
 
 
+def test_excel_general_number_format_is_read_back_too(class_folder, tmp_path, capsys):
+    """Excel's "General" format writes 10.00 as 10 and 7.50 as 7,5: still every row on a regrade."""
+    out = tmp_path / "out"
+    assert _grade(class_folder, out) == 0
+    path = out / "grades.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+
+    def general(cell: str) -> str:
+        try:
+            return f"{float(cell):g}".replace(".", ",")
+        except ValueError:
+            return cell
+
+    _write(path, [rows[0]] + [[general(cell) for cell in row] for row in rows[1:]], "cp1251", ";")
+    capsys.readouterr()
+    assert cli.main([str(class_folder / "oelkin"), "--out", str(out), *QUIET]) == 0
+    assert "сохранено 2" in capsys.readouterr().err
+    data = (out / "grades.csv").read_bytes().decode("utf-8-sig")
+    rows = list(csv.reader(data.splitlines(), delimiter=";"))
+    assert [row[0] for row in rows[1:]] == ["asmirnova", "ipetrov", "oelkin"]
+    assert [row[2] for row in rows[1:]] == ["10,00", "10,00", "0,00"]
+
+
 def test_a_grades_csv_excel_broke_is_refused_and_nothing_changes(class_folder, tmp_path, capsys):
     out = tmp_path / "out"
     assert _grade(class_folder, out) == 0
