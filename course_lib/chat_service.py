@@ -28,6 +28,7 @@ from course_lib.pricing import DEFAULT_PRICES, Price, price_for
 from course_lib.prompts.support_chat import SUPPORT_CHAT_PROMPT
 from course_lib.prompts.tags import wrap_in_tag
 from course_lib.prompts.template import PromptTemplate
+from course_lib.russian import tokens
 from course_lib.token_calibration import CalibrationEvidence, TokenCalibration
 from course_lib.session_store import (
     InMemorySessionStore,
@@ -37,6 +38,8 @@ from course_lib.session_store import (
     check_owner,
 )
 
+MAX_PROBES = 3
+"""Server counts of one request at most (llama.cpp: no usage in streams), see `_fitted`."""
 _ANYONE = object()  # get_session/reset_session without `user_id`: the application itself, no check
 
 
@@ -293,10 +296,11 @@ class ChatService:
             user_message = self.build_user_message(text)
             memory = self._memory_context(user_key, session_key, text)
             memory_messages = list(memory.messages) if memory else []
-            prepared = self._prepare(developer_message, history, user_message, state.summary, memory_messages)
-            measured = self._measure(prepared, streaming=on_delta is not None)
-            if measured is not None:  # the correction may have changed: the window is chosen again
-                prepared = self._prepare(developer_message, history, user_message, state.summary, memory_messages)
+            streaming = on_delta is not None
+            prepared, measured = self._fitted(
+                lambda: self._prepare(developer_message, history, user_message, state.summary, memory_messages),
+                streaming,
+            )
 
             new_summary = state.summary
             summary_result: LLMResult | None = None
@@ -316,9 +320,14 @@ class ChatService:
                         to_summarize, kept_history = history[:split], history[split:]
                         new_summary, summary_result = self._summarize(state.summary, to_summarize)
                         summary_calls.append(summary_result)
-                        prepared = self._prepare_after_compression(
-                            developer_message, kept_history, user_message, memory_messages, new_summary
+                        # The new summary was never counted by the server: measured like any request.
+                        prepared, counted = self._fitted(
+                            lambda: self._prepare_after_compression(
+                                developer_message, kept_history, user_message, memory_messages, new_summary
+                            ),
+                            streaming,
                         )
+                        measured = counted if counted is not None else measured
                         if prepared.removed_history_messages == 0:
                             break
                         # The new summary is longer than the old one and pushed a kept turn out: a
@@ -547,6 +556,32 @@ class ChatService:
                 return None
             total += price.cost(result.prompt_tokens, result.completion_tokens, result.cached_tokens or 0)
         return total
+
+    def _fitted(
+        self, prepare: Callable[[], PreparedHistory], streaming: bool
+    ) -> tuple[PreparedHistory, int | None]:
+        """`prepare()`, and when the server's own count is asked for (see `_measure`) and says
+        the request is over the budget, `prepare()` again with the correction it taught, until
+        the count fits (at most MAX_PROBES counts): no request leaves over the budget because
+        its text had another ratio than the texts the correction was learned on. Returns the
+        request and the server's last count (None when it was not asked)."""
+        prepared = prepare()
+        budget = getattr(self._history_policy, "input_token_budget", None)
+        counted = None
+        for probe in range(MAX_PROBES):
+            measured = self._measure(prepared, streaming=streaming)
+            if measured is None:
+                return prepared, counted
+            counted = measured
+            if budget is None or measured <= budget:
+                return prepared, counted  # what the server counted, and it fits
+            if probe + 1 < MAX_PROBES:
+                prepared = prepare()  # the window is chosen again with the correction it taught
+        raise ChatServiceError(
+            f"Запрос не помещается во входной бюджет: сервер насчитал {tokens(counted)} при бюджете "
+            f"{tokens(budget)} и после {MAX_PROBES} попыток уменьшить окно. Увеличьте "
+            "CHAT_INPUT_TOKEN_BUDGET или начните новый диалог (/new)."
+        )
 
     def _measure(self, prepared: PreparedHistory, *, streaming: bool) -> int | None:
         """Ask the server to count this request when its count cannot come with the reply.

@@ -74,6 +74,47 @@ def test_streamed_turns_stay_within_the_budget_in_the_servers_tokens(standin, wi
     assert evidence.samples >= 10 and evidence.factor > 1.5  # the stand-in counts about twice as many
 
 
+def test_a_new_summary_the_server_counts_dearly_is_measured_before_it_is_sent(standin, monkeypatch):
+    """streamed_no_usage_budget: the request after a compression carried a summary nobody had
+    counted, and went over the budget (1,226 of 1,100 in a red team's run)."""
+    import llamacpp_standin
+
+    plain = llamacpp_standin.standin_token_count
+
+    def summaries_cost_more(messages):  # a text whose ratio the correction has never seen
+        extra = sum(8 * len(str(m.get("content") or "")) for m in messages
+                    if str(m.get("content") or "").startswith("<conversation_summary>"))  # fmt: skip
+        return plain(messages) + extra
+
+    monkeypatch.setattr(llamacpp_standin, "standin_token_count", summaries_cost_more)
+    budget = 1100
+    refused = []
+    with build_chat_app(settings_for(standin, chat_input_token_budget=budget), with_summary=True) as app:
+        for text in LONG_TEXTS[:30]:
+            try:
+                app.chat_service.reply("s", text, on_delta=lambda piece: None)
+            except ChatServiceError as error:
+                refused.append(str(error))
+        counts = standin.streamed_counts()
+    assert len(counts) >= 5 and len(counts) + len(refused) == 30
+    assert max(counts) <= budget, [count for count in counts if count > budget]
+    # What cannot fit is refused in Russian before it is sent, never sent over the budget.
+    assert all("не помещ" in message and "бюджет" in message for message in refused), refused
+
+
+def test_a_request_the_server_keeps_counting_over_the_budget_is_refused_and_changes_nothing(standin, monkeypatch):
+    with build_chat_app(settings_for(standin, chat_input_token_budget=1500), with_summary=False) as app:
+        for text in LONG_TEXTS[:3]:
+            app.chat_service.reply("s", text, on_delta=lambda piece: None)
+        before = app.chat_service.get_session("s")
+        sent = len(standin.streamed_counts())
+        monkeypatch.setattr(app.llm_client, "measure_prompt_tokens", lambda messages: 1501)
+        with pytest.raises(ChatServiceError, match="не помещается во входной бюджет: сервер насчитал 1501 токен при бюджете 1500 токенов"):
+            app.chat_service.reply("s", "Напомните номер заказа.", on_delta=lambda piece: None)
+        assert app.chat_service.get_session("s") == before
+        assert len(standin.streamed_counts()) == sent  # nothing was sent
+
+
 def test_the_first_request_is_measured_and_later_plain_calls_use_their_usage(standin):
     with build_chat_app(settings_for(standin, chat_input_token_budget=500), with_summary=False) as app:
         first = app.chat_service.reply("p", LONG_TEXTS[0])
