@@ -4,7 +4,9 @@
 
 Variants of the 12 reference solutions (tests/similarity_variants.py): copy, renamed names,
 reordered functions, one unused assignment, an unused helper plus an `if False:` block, all combined;
-honest pairs: each reference against an independently written solution (tests/similarity_honest/).
+one rewrite each (if/else swapped, strings split, `x = x`, for → while, an extracted helper,
+mirrored comparisons, comprehension → loop); honest pairs: each reference against an independently
+written solution (tests/similarity_honest/).
 Then the time of one comparison of two colluders' files padded to 25 KB and to 512 KB.
 """
 
@@ -21,7 +23,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from grader import similarity  # noqa: E402
 from course_lib.checking.catalog import BY_NAME, EXERCISES  # noqa: E402
-from similarity_variants import VARIANTS, honest_sources, reference, variant  # noqa: E402
+from similarity_variants import REWRITES, VARIANTS, honest_sources, reference, rewrite, variant  # noqa: E402
 
 OLD_LIMIT_SECONDS = 120.0
 
@@ -125,6 +127,21 @@ def main() -> int:
             old += _old_score(reference(exercise.name), copy) >= threshold
             new += _new_score(reference(exercise.name), copy, exercise.entry) >= threshold
         print(f"{kind:28} {f'{old}/{total}':>12} {f'{new}/{total}':>12}")
+    print()
+    print("one rewrite each (where the file has something it changes)")
+    all_old = all_new = all_total = 0
+    for kind in REWRITES:
+        old = new = total = 0
+        for exercise in EXERCISES:
+            copy = rewrite(exercise.name, exercise.entry, kind)
+            if copy is None:
+                continue
+            total += 1
+            old += _old_score(reference(exercise.name), copy) >= threshold
+            new += _new_score(reference(exercise.name), copy, exercise.entry) >= threshold
+        all_old, all_new, all_total = all_old + old, all_new + new, all_total + total
+        print(f"{kind:28} {f'{old}/{total}':>12} {f'{new}/{total}':>12}")
+    print(f"{'all rewrites':28} {f'{all_old}/{all_total}':>12} {f'{all_new}/{all_total}':>12}")
     old = new = total = 0
     for name, ((_, a), (_, b)) in honest_sources().items():
         total += 1

@@ -3,7 +3,12 @@
 The method is MOSS's: winnowed fingerprints of normalized token k-grams, compared as sets, per file
 and per function. Each file is parsed and cleaned first: docstrings, annotations and `pass` go, and
 so does dead code that only exists to shift a copy away from its source (`if False:`/`while 0:`
-blocks, assignments to a name nothing reads, top-level helpers the exercise's entry never reaches).
+blocks, assignments to a name nothing reads, top-level helpers the exercise's entry never reaches,
+`x = x`, `x += 0`, a string on a line of its own). What can be written two ways is written one way
+(`_Canonical`, as JPlag-style tools do): mirrored comparisons, both polarities of an if/else, an
+else after a return, strings split with `+`, a list built by a comprehension or by a loop, a `for`
+written as a counted `while`; and a helper called from one place only is read as its body at the
+call (a piece of the solution split off into a function of its own).
 The syntax tree is then written out in order as tokens where every local name is `V`, every string
 is `S` and numbers keep their value (attribute names, builtins and keywords stay: they are the
 algorithm). Every k consecutive tokens hash to one value; of each window of W hashes the smallest
@@ -126,6 +131,165 @@ class _Clean(ast.NodeTransformer):
         return node
 
 
+# --- canonical forms: what is written two ways is tokenized one way ------------------------------
+
+_NEGATED = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
+            ast.NotIn: ast.In}  # fmt: skip
+_TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _positive(test: ast.expr) -> tuple[ast.expr, bool]:
+    """(the test without a leading negation, whether one was removed)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner, negated = _positive(test.operand)
+        return inner, not negated
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in (ast.NotEq, ast.IsNot, ast.NotIn):
+        return ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators), True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.LtE):
+        return ast.Compare(test.comparators[0], [ast.Lt()], [test.left]), True  # a <= b is not (b < a)
+    return test, False
+
+
+class _Canonical(ast.NodeTransformer):
+    """One form for: mirrored comparisons (`b > a` is `a < b`), the two polarities of an if/else
+    and of `x if c else y`, an else after a branch that returns, constant strings split with `+`,
+    `x = x` and `x += 0`, a list built by a loop or by a comprehension, and a `for` loop written
+    with a counter and `while` (the usual ways to hide a copy without changing what it does)."""
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            op = type(node.ops[0])
+            if op in (ast.Gt, ast.GtE):
+                return ast.Compare(node.comparators[0], [ast.Lt() if op is ast.Gt else ast.LtE()], [node.left])
+            # Operands ordered by kind only (local names are all V anyway): constant time, so that
+            # nested comparisons cannot make this quadratic.
+            if op in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) and _kind(node.comparators[0]) < _kind(node.left):
+                return ast.Compare(node.comparators[0], node.ops, [node.left])
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Add) and all(
+            isinstance(side, ast.Constant) and isinstance(side.value, str) for side in (node.left, node.right)
+        ):
+            return ast.Constant(node.left.value + node.right.value)
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        test, negated = _positive(node.test)
+        return ast.IfExp(test, node.orelse, node.body) if negated else ast.IfExp(test, node.body, node.orelse)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, self._statements(value))
+        return node
+
+    def _statements(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for statement in body:
+            if _no_op(statement):
+                continue
+            if isinstance(statement, ast.If) and statement.orelse:
+                test, negated = _positive(statement.test)
+                if negated:
+                    statement = ast.If(test, statement.orelse, statement.body)
+                else:
+                    statement.test = test
+                if isinstance(statement.body[-1], _TERMINAL):  # no else after a return
+                    out.append(ast.If(statement.test, statement.body, []))
+                    out.extend(self._statements(statement.orelse))
+                    continue
+            comprehension = getattr(statement, "value", None)
+            if isinstance(statement, (ast.Return, ast.Assign)) and _simple_list_comprehension(comprehension):
+                out.extend(_as_loop(statement, comprehension))
+                continue
+            if isinstance(statement, ast.While):
+                loop = _counted_loop(out, statement)
+                if loop is not None:
+                    out.append(loop)
+                    continue
+            out.append(statement)
+        return out
+
+
+def _kind(node: ast.expr) -> str:
+    return type(node).__name__
+
+
+def _no_op(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return True  # a string or number on its own line (a docstring moved down, a marker)
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+        return isinstance(target, ast.Name) and isinstance(value, ast.Name) and target.id == value.id
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.value, ast.Constant):
+        neutral = {ast.Add: 0, ast.Sub: 0, ast.Mult: 1}.get(type(statement.op))
+        return neutral is not None and statement.value.value == neutral and type(statement.value.value) is int
+    return False
+
+
+def _simple_list_comprehension(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].is_async
+
+
+def _as_loop(statement: ast.stmt, comprehension: ast.ListComp) -> list[ast.stmt]:
+    """`return [e for t in it if c]` / `x = [...]` as the loop that builds the same list."""
+    if isinstance(statement, ast.Assign):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+            return [statement]
+        name = statement.targets[0].id
+    else:
+        name = "_collected"
+    generator = comprehension.generators[0]
+    inner: ast.stmt = ast.Expr(
+        ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "append", ast.Load()), [comprehension.elt], [])
+    )
+    for condition in reversed(generator.ifs):
+        inner = ast.If(condition, [inner], [])
+    loop = [ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load())),
+            ast.For(generator.target, generator.iter, [inner], [])]  # fmt: skip
+    return loop + ([ast.Return(ast.Name(name, ast.Load()))] if isinstance(statement, ast.Return) else [])
+
+
+def _counted_loop(before: list[ast.stmt], loop: ast.While) -> ast.For | None:
+    """`i = 0; while i < len(xs): x = xs[i]; …; i += 1` (or `while i < n`) as the `for` it is.
+    Takes the counter's start (and a `xs = list(…)` copy made for it) off `before`."""
+    test, body = loop.test, loop.body
+    if loop.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Lt)):
+        return None
+    counter = test.left
+    last = body[-1] if body else None
+    if not (isinstance(counter, ast.Name) and isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add)
+            and isinstance(last.target, ast.Name) and last.target.id == counter.id
+            and isinstance(last.value, ast.Constant) and last.value.value == 1):  # fmt: skip
+        return None
+    start = before[-1] if before else None
+    if isinstance(start, ast.Assign) and len(start.targets) == 1 and isinstance(start.targets[0], ast.Name) \
+            and start.targets[0].id == counter.id and isinstance(start.value, ast.Constant) and start.value.value == 0:
+        before.pop()
+    body, bound = body[:-1], test.comparators[0]
+    first = body[0] if body else None
+    is_len = isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and len(bound.args) == 1
+    if is_len and isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.value, ast.Subscript) \
+            and ast.dump(first.value.value) == ast.dump(bound.args[0]) \
+            and isinstance(first.value.slice, ast.Name) and first.value.slice.id == counter.id:
+        sequence = bound.args[0]
+        copy_made = before[-1] if before else None
+        if isinstance(sequence, ast.Name) and isinstance(copy_made, ast.Assign) and len(copy_made.targets) == 1 \
+                and isinstance(copy_made.targets[0], ast.Name) and copy_made.targets[0].id == sequence.id \
+                and isinstance(copy_made.value, ast.Call) and isinstance(copy_made.value.func, ast.Name) \
+                and copy_made.value.func.id == "list" and len(copy_made.value.args) == 1:
+            before.pop()
+            sequence = copy_made.value.args[0]
+        return ast.For(first.targets[0], sequence, body[1:] or [ast.Pass()], [])
+    return ast.For(counter, ast.Call(ast.Name("range", ast.Load()), [bound], []), body or [ast.Pass()], [])
+
+
 def _reachable(tree: ast.Module, entry: str) -> ast.Module:
     """Only what the exercise's entry can reach among the top-level functions and classes."""
     defined = {
@@ -151,6 +315,7 @@ def _reachable(tree: ast.Module, entry: str) -> ast.Module:
 
 
 def _clean(tree: ast.Module, entry: str | None) -> ast.Module:
+    tree = _Canonical().visit(tree)
     for _ in range(3):  # removing one dead store can leave another
         cleaner = _Clean(_loaded_names(tree))
         tree = cleaner.visit(tree)
@@ -177,15 +342,39 @@ def _label(node: ast.AST) -> str:
     return label
 
 
-def _preorder(node: ast.AST, out: list[str]) -> None:
-    """Tokens in source order (depth first), without recursion limits on deep padding."""
-    stack = [node]
+def _preorder(node: ast.AST, out: list[str], inline: dict[str, ast.FunctionDef] | None = None) -> None:
+    """Tokens in source order (depth first), without recursion limits on deep padding. A call to
+    a function in `inline` is written as that function's body (a helper split off to hide a copy
+    reads like the code it came from), never twice along one path."""
+    inline = inline or {}
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset())]
     while stack:
-        current = stack.pop()
+        current, expanding = stack.pop()
         if isinstance(current, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)):
             continue
+        # `return helper(…)`, `helper(…)` and `x = helper(…)` become the helper's statements.
+        call = current.value if isinstance(current, (ast.Return, ast.Expr, ast.Assign)) else current
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            name = call.func.id
+            if name in inline and name not in expanding:
+                inner = expanding | {name}
+                stack.extend((statement, inner) for statement in reversed(inline[name].body))
+                continue
         out.append(_label(current))
-        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+        stack.extend((child, expanding) for child in reversed(list(ast.iter_child_nodes(current))))
+
+
+def _single_use_helpers(tree: ast.Module, entry: str | None) -> dict[str, ast.FunctionDef]:
+    """Top-level functions (not the entry) called from exactly one place."""
+    calls: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls[node.func.id] = calls.get(node.func.id, 0) + 1
+    return {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name != entry and calls.get(node.name) == 1
+    }
 
 
 def tokens(tree: ast.AST) -> tuple[str, ...]:
@@ -222,8 +411,9 @@ def fingerprint(source: str | None, entry: str | None = None) -> Fingerprint | N
 
 def _fingerprint_tree(tree: ast.Module, entry: str | None) -> Fingerprint | None:
     tree = _clean(tree, entry)
+    inline = _single_use_helpers(tree, entry)
     labels: list[str] = []
-    _preorder(tree, labels)
+    _preorder(tree, labels, inline)
     labels = labels[1:]
     if len(labels) < MIN_NODES:
         return None
@@ -231,7 +421,7 @@ def _fingerprint_tree(tree: ast.Module, entry: str | None) -> Fingerprint | None
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             own: list[str] = []
-            _preorder(node, own)
+            _preorder(node, own, inline)
             if len(own) >= MIN_NODES:
                 functions.append((_winnow(own), len(own)))
     return Fingerprint(_winnow(labels), tuple(functions), len(labels))

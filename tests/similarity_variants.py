@@ -93,3 +93,170 @@ def honest_sources() -> dict[str, list[tuple[str, str]]]:
     for path in sorted(HONEST.glob("*.py")):
         found[path.stem] = [("reference", reference(path.stem)), ("independent", path.read_text(encoding="utf-8"))]
     return found
+
+
+# --- one rewrite each: what a copier does to hide a copy (issue 32's red team) ---------------------
+
+REWRITES = ("if_else_swapped", "strings_split", "self_assignments", "for_to_while", "extracted_helper",
+            "swapped_comparisons", "comprehension_to_loop")
+_MIRROR = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+class _Changes(ast.NodeTransformer):
+    changed = False
+
+
+class _SwapIfElse(_Changes):
+    """`if c: A else: B` → `if not c: B else: A`, the same for `a if c else b`; and an early
+    `if c: return X` followed by the rest → `if not c: <the rest> else: return X`."""
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if node.orelse:
+            node.test = ast.UnaryOp(ast.Not(), node.test)
+            node.body, node.orelse = node.orelse, node.body
+            self.changed = True
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        self.changed = True
+        return ast.IfExp(ast.UnaryOp(ast.Not(), node.test), node.orelse, node.body)
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        body = node.body
+        for index, statement in enumerate(body[:-1]):
+            if isinstance(statement, ast.If) and not statement.orelse and isinstance(statement.body[-1], ast.Return):
+                rest = body[index + 1 :]
+                swapped = ast.If(ast.UnaryOp(ast.Not(), statement.test), rest, statement.body)
+                node.body = body[:index] + [swapped]
+                self.changed = True
+                break
+        return node
+
+
+class _SplitStrings(_Changes):
+    def visit_JoinedStr(self, node):
+        return node  # the parts of an f-string stay as they are
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and len(node.value) >= 4:
+            self.changed = True
+            half = len(node.value) // 2
+            return ast.BinOp(ast.Constant(node.value[:half]), ast.Add(), ast.Constant(node.value[half:]))
+        return node
+
+
+class _SelfAssign(_Changes):
+    def _body(self, body):
+        out = []
+        for statement in body:
+            out.append(statement)
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                name = statement.targets[0].id
+                out.append(ast.Assign([ast.Name(name, ast.Store())], ast.Name(name, ast.Load())))
+                self.changed = True
+        return out
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt) and not isinstance(node, (ast.Module, ast.ClassDef)):
+                setattr(node, field, self._body(value))
+        return node
+
+
+class _ForToWhile(_Changes):
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                out = []
+                for statement in value:
+                    if isinstance(statement, ast.For) and not statement.orelse:
+                        self.changed = True
+                        out += ast.parse("loop_items = list(ITER)\nloop_index = 0").body
+                        out[-2].value.args = [statement.iter]
+                        loop = ast.parse("while loop_index < len(loop_items):\n    TARGET = loop_items[loop_index]").body[0]
+                        loop.body[0].targets = [statement.target]
+                        loop.body += statement.body + ast.parse("loop_index += 1").body
+                        out.append(loop)
+                    else:
+                        out.append(statement)
+                setattr(node, field, out)
+        return node
+
+
+class _MirrorComparisons(_Changes):
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and type(node.ops[0]) in _MIRROR:
+            self.changed = True
+            return ast.Compare(node.comparators[0], [_MIRROR[type(node.ops[0])]()], [node.left])
+        return node
+
+
+class _ComprehensionToLoop(_Changes):
+    def _loop(self, comprehension: ast.ListComp, name: str) -> list[ast.stmt]:
+        generator = comprehension.generators[0]
+        append = ast.Expr(ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "append", ast.Load()), [comprehension.elt], []))
+        inner: ast.stmt = append
+        for condition in reversed(generator.ifs):
+            inner = ast.If(condition, [inner], [])
+        return [ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load())),
+                ast.For(generator.target, generator.iter, [inner], [])]
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                out = []
+                for statement in value:
+                    comp = getattr(statement, "value", None)
+                    if isinstance(comp, ast.ListComp) and len(comp.generators) == 1 and isinstance(statement, (ast.Return, ast.Assign)):
+                        self.changed = True
+                        if isinstance(statement, ast.Return):
+                            out += self._loop(comp, "collected")
+                            out.append(ast.Return(ast.Name("collected", ast.Load())))
+                        elif len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                            out += self._loop(comp, statement.targets[0].id)
+                        else:
+                            out.append(statement)
+                    else:
+                        out.append(statement)
+                setattr(node, field, out)
+        return node
+
+
+def _extract_helper(tree: ast.Module, entry: str) -> bool:
+    function = _entry_function(tree, entry)
+    if function is None or len(function.body) < 3:
+        return False
+    start = len(function.body) // 2
+    moved = function.body[start:]
+    parameters = [arg.arg for arg in function.args.args]
+    helper = ast.FunctionDef("_finish", ast.arguments([], [ast.arg(p) for p in parameters], None, [], [], None, []),
+                             moved, [], None, None)  # fmt: skip
+    call = ast.Call(ast.Name("_finish", ast.Load()), [ast.Name(p, ast.Load()) for p in parameters], [])
+    function.body = function.body[:start] + [ast.Return(call)]
+    tree.body.insert(0, helper)
+    return True
+
+
+def rewrite(name: str, entry: str, kind: str) -> str | None:
+    """The reference with one rewrite, or None where that rewrite does not apply to the file."""
+    tree = ast.parse(reference(name))
+    if kind == "extracted_helper":
+        changed = _extract_helper(tree, entry)
+    else:
+        transformer = {"if_else_swapped": _SwapIfElse, "strings_split": _SplitStrings,
+                       "self_assignments": _SelfAssign, "for_to_while": _ForToWhile,
+                       "swapped_comparisons": _MirrorComparisons,
+                       "comprehension_to_loop": _ComprehensionToLoop}[kind]()  # fmt: skip
+        tree = transformer.visit(tree)
+        changed = transformer.changed
+    return ast.unparse(ast.fix_missing_locations(tree)) if changed else None
