@@ -37,6 +37,7 @@ import ast
 import builtins
 import copy
 import csv
+import hashlib
 import json
 import zlib
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from course_lib.checking.catalog import CourseLayout, Exercise
 from course_lib.checking.safetext import csv_cell
 
 THRESHOLD = 0.9
+VERSION = 2  # of the normalization: fingerprints stored by an older one are computed again
 MIN_NODES = 40  # tokens: below this a file or function is too small to judge
 K = 12  # tokens per k-gram
 WINDOW = 6  # winnowing window: any shared run of WINDOW + K - 1 tokens is found
@@ -481,15 +483,28 @@ def pair_row(
 # --- the batch report -----------------------------------------------------------------------------
 
 
-def course_functions(layout: CourseLayout) -> list[tuple[str, Fingerprint]]:
-    """Every function shown to students (notebooks' code cells and course_lib), fingerprinted."""
+def course_functions(
+    layout: CourseLayout, known: dict | None = None, learned: dict | None = None
+) -> list[tuple[str, Fingerprint]]:
+    """Every function shown to students (notebooks' code cells and course_lib), fingerprinted.
+
+    `known` (SHA-256 of a cell or file → its functions' records) is read, `learned` gets every
+    cell and file of this run: a grader run fingerprints only the course code that changed."""
     found: list[tuple[str, Fingerprint]] = []
+    cache = learned
 
     def add(origin: str, source: str) -> None:
+        digest = hashlib.sha256(f"{VERSION}\0{origin}\0{source}".encode("utf-8", "surrogatepass")).hexdigest()
+        if known is not None and digest in known:
+            if learned is not None:
+                learned[digest] = known[digest]
+            found.extend((name, from_record(record)) for name, record in known[digest])
+            return
+        functions = []
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
-            return
+            tree = ast.Module([], [])
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 try:
@@ -497,7 +512,10 @@ def course_functions(layout: CourseLayout) -> list[tuple[str, Fingerprint]]:
                 except (ValueError, RecursionError):
                     printed = None
                 if printed is not None:
-                    found.append((f"{origin}:{node.name}", printed))
+                    functions.append((f"{origin}:{node.name}", printed))
+        found.extend(functions)
+        if cache is not None:
+            cache[digest] = [[name, to_record(printed)] for name, printed in functions]
 
     for path in sorted((layout.root / "notebooks").glob("*.ipynb")):
         try:
@@ -532,6 +550,22 @@ def _entry_fingerprint(source: str | None, entry: str) -> Fingerprint | None:
     return None
 
 
+def to_record(printed: Fingerprint | None) -> dict | None:
+    """A fingerprint as JSON (what the grader keeps per graded file, see state.cached_prints)."""
+    if printed is None:
+        return None
+    return {"hashes": sorted(printed.hashes), "functions": [[sorted(h), n] for h, n in printed.functions],
+            "size": printed.size}  # fmt: skip
+
+
+def from_record(record: dict) -> Fingerprint:
+    return Fingerprint(
+        frozenset(int(value) for value in record["hashes"]),
+        tuple((frozenset(int(value) for value in hashes), int(size)) for hashes, size in record["functions"]),
+        int(record["size"]),
+    )
+
+
 def hand_in_prints(
     layout: CourseLayout, exercise: Exercise, sources: dict[str, str | None]
 ) -> dict[str, Fingerprint]:
@@ -552,9 +586,11 @@ def pair_rows(
     exercise: Exercise, fresh: dict[str, Fingerprint], others: dict[str, Fingerprint] | None = None,
     threshold: float = THRESHOLD,
 ) -> list[list[str]]:  # fmt: skip
-    """Rows for flagged pairs: within `fresh`, and (when given) each of `fresh` with each of `others`."""
-    pairs = list(combinations(fresh.items(), 2))
-    pairs += [(a, b) for a in fresh.items() for b in (others or {}).items()]
+    """Rows for flagged pairs: within `fresh` (no `others`), or each of `fresh` with each of `others`."""
+    if others is None:
+        pairs = list(combinations(fresh.items(), 2))
+    else:
+        pairs = [(a, b) for a in fresh.items() for b in others.items()]
     rows = []
     for (a, pa), (b, pb) in pairs:
         row = pair_row(exercise.name, a, pa, b, pb, threshold)
@@ -568,14 +604,16 @@ def similarity_rows(
     exercises: list[Exercise],
     sources: dict[str, dict[str, str | None]],  # submission -> exercise -> source
     threshold: float = THRESHOLD,
+    prints=None,  # (exercise, {submission: source}) -> {submission: Fingerprint}, hand_in_prints by default
+    course_cache: tuple[dict, dict] | None = None,  # (known, learned), see course_functions
 ) -> list[list[str]]:
     """Pairs among these submissions and their matches with course code."""
-    shown = course_functions(layout)
+    shown = course_functions(layout, *(course_cache or ()))
     index = _course_index(shown)
     rows = []
     for exercise in exercises:
         files = {submission: by_exercise.get(exercise.name) for submission, by_exercise in sources.items()}
-        prepared = hand_in_prints(layout, exercise, files)
+        prepared = prints(exercise, files) if prints else hand_in_prints(layout, exercise, files)
         rows += pair_rows(exercise, prepared, None, threshold)
         for submission, printed in prepared.items():
             own = _entry_fingerprint(files[submission], exercise.entry) or printed

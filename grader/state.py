@@ -11,6 +11,7 @@ updates only their pairs in similarity.csv (`update_similarity`), keeping every 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -129,14 +130,91 @@ def update_similarity(
         row for row in _old_rows(path)
         if row[0] not in graded or (row[2] not in fresh and (row[1] != "submissions" or row[3] not in fresh))
     ]  # fmt: skip
-    computed = similarity.similarity_rows(layout, exercises, fresh, threshold)
+    cache = PrintCache(out)
+    computed = similarity.similarity_rows(
+        layout, exercises, fresh, threshold, lambda exercise, files: cache.prints(layout, exercise, files),
+        cache.course(),
+    )  # fmt: skip
     others = stored_sources(out, set(fresh))
     for exercise in exercises:  # fresh × stored, fingerprinted exactly as in a batch
         computed += similarity.pair_rows(
             exercise,
-            similarity.hand_in_prints(layout, exercise, {name: files.get(exercise.name) for name, files in fresh.items()}),
-            similarity.hand_in_prints(layout, exercise, {name: files.get(exercise.name) for name, files in others.items()}),
+            cache.prints(layout, exercise, {name: files.get(exercise.name) for name, files in fresh.items()}),
+            cache.prints(layout, exercise, {name: files.get(exercise.name) for name, files in others.items()}),
             threshold,
         )
+    cache.save()
     similarity.write_similarity(path, kept + computed)
     return len(kept), len(computed)
+
+
+COURSE_PRINTS = ".course"  # no submission's folder starts with a dot (grader.names)
+
+
+class PrintCache:
+    """Fingerprints of graded files, kept in `OUT/.state/prints/<submission>.json` by the file's
+    SHA-256 and the normalization's version: a late hand-in is compared with 299 stored ones
+    without fingerprinting those 299 again."""
+
+    def __init__(self, out: Path) -> None:
+        self._folder = out / STATE_DIR / "prints"
+        self._loaded: dict[str, dict] = {}
+        self._changed: set[str] = set()
+
+    def _records(self, submission: str) -> dict:
+        if submission not in self._loaded:
+            try:
+                data = json.loads((self._folder / f"{submission}.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            self._loaded[submission] = data if type(data) is dict else {}
+        return self._loaded[submission]
+
+    def prints(
+        self, layout: CourseLayout, exercise: Exercise, sources: dict[str, str | None]
+    ) -> dict[str, similarity.Fingerprint]:
+        found: dict[str, similarity.Fingerprint] = {}
+        missing: dict[str, str | None] = {}
+        digests = {}
+        for submission, source in sources.items():
+            digest = hashlib.sha256((source or "").encode("utf-8", "surrogatepass")).hexdigest()
+            digests[submission] = digest
+            record = self._records(submission).get(exercise.name)
+            if type(record) is dict and record.get("sha") == digest and record.get("version") == similarity.VERSION:
+                try:
+                    if record.get("print") is not None:
+                        found[submission] = similarity.from_record(record["print"])
+                    continue
+                except (KeyError, TypeError, ValueError):
+                    pass  # a damaged record: computed again below
+            missing[submission] = source
+        computed = similarity.hand_in_prints(layout, exercise, missing) if missing else {}
+        for submission in missing:
+            printed = computed.get(submission)
+            self._records(submission)[exercise.name] = {
+                "sha": digests[submission], "version": similarity.VERSION, "print": similarity.to_record(printed),
+            }  # fmt: skip
+            self._changed.add(submission)
+            if printed is not None:
+                found[submission] = printed
+        return found
+
+    def course(self) -> tuple[dict, dict]:
+        """(known, learned) for similarity.course_functions: the course code's fingerprints by
+        source; what this run saw replaces what was stored, so nothing stale piles up."""
+        known = self._records(COURSE_PRINTS).get("sources")
+        learned: dict = {}
+        self._loaded[COURSE_PRINTS] = {"sources": learned}
+        self._changed.add(COURSE_PRINTS)
+        return (known if type(known) is dict else {}), learned
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        self._folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for submission in sorted(self._changed):
+            path = self._folder / f"{submission}.json"
+            partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            partial.write_text(json.dumps(self._loaded[submission]), encoding="utf-8")
+            os.replace(partial, path)
+        self._changed.clear()

@@ -103,10 +103,13 @@ def graded(tmp_path_factory):
     used_uids: set[int] = set()
     start = ChildSession.__init__
 
+    workdirs: set[Path] = set()
+
     def recording_start(self, *args, **kwargs):
         start(self, *args, **kwargs)
         if self._uid is not None:
             used_uids.add(self._uid)
+        workdirs.add(Path(self.workdir))  # this batch's own: other test workers grade at the same time
 
     try:
         with contextlib.redirect_stderr(stderr), pytest.MonkeyPatch.context() as patch:
@@ -123,7 +126,7 @@ def graded(tmp_path_factory):
     return {
         "code": code,
         "out": out,
-        "leftover_dirs": after - before,
+        "leftover_dirs": {path for path in after - before if path in workdirs} | {path for path in workdirs if path.exists()},
         "pids": _sandbox_pids(used_uids),
         "uids": used_uids,
         "stderr": stderr.getvalue(),

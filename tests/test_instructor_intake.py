@@ -75,7 +75,7 @@ def test_no_absolute_path_in_feedback_csv_or_results(graded):
     texts = [(out / "grades.csv").read_text(encoding="utf-8"), (out / "similarity.csv").read_text()]
     for folder in out.iterdir():
         if folder.is_dir():
-            texts += [path.read_text(encoding="utf-8") for path in folder.iterdir()]
+            texts += [path.read_text(encoding="utf-8") for path in folder.iterdir() if path.is_file()]
     for text in texts:
         assert str(subs) not in text and str(ROOT) not in text
 
