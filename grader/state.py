@@ -160,6 +160,9 @@ class PrintCache:
         self._folder = out / STATE_DIR / "prints"
         self._loaded: dict[str, dict] = {}
         self._changed: set[str] = set()
+        # Fingerprints already built in this run: a batch's are asked for twice (pairs among
+        # them, then against the stored ones) and are not decoded again.
+        self._built: dict[tuple[str, str, str], similarity.Fingerprint | None] = {}
 
     def _records(self, submission: str) -> dict:
         if submission not in self._loaded:
@@ -179,18 +182,23 @@ class PrintCache:
         for submission, source in sources.items():
             digest = hashlib.sha256((source or "").encode("utf-8", "surrogatepass")).hexdigest()
             digests[submission] = digest
-            record = self._records(submission).get(exercise.name)
-            if type(record) is dict and record.get("sha") == digest and record.get("version") == similarity.VERSION:
-                try:
-                    if record.get("print") is not None:
-                        found[submission] = similarity.from_record(record["print"])
-                    continue
-                except (KeyError, TypeError, ValueError):
-                    pass  # a damaged record: computed again below
-            missing[submission] = source
+            key = (submission, exercise.name, digest)
+            if key not in self._built:
+                record = self._records(submission).get(exercise.name)
+                if type(record) is dict and record.get("sha") == digest and record.get("version") == similarity.VERSION:
+                    try:
+                        printed = record.get("print")
+                        self._built[key] = None if printed is None else similarity.from_record(printed)
+                    except (KeyError, TypeError, ValueError):
+                        pass  # a damaged record: computed again below
+            if key not in self._built:
+                missing[submission] = source
+            elif self._built[key] is not None:
+                found[submission] = self._built[key]
         computed = similarity.hand_in_prints(layout, exercise, missing) if missing else {}
         for submission in missing:
             printed = computed.get(submission)
+            self._built[(submission, exercise.name, digests[submission])] = printed
             self._records(submission)[exercise.name] = {
                 "sha": digests[submission], "version": similarity.VERSION, "print": similarity.to_record(printed),
             }  # fmt: skip

@@ -148,46 +148,54 @@ class _SplitStrings(_Changes):
         return node
 
 
-class _SelfAssign(_Changes):
-    def _body(self, body):
-        out = []
-        for statement in body:
-            out.append(statement)
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-                name = statement.targets[0].id
-                out.append(ast.Assign([ast.Name(name, ast.Store())], ast.Name(name, ast.Load())))
-                self.changed = True
-        return out
+class _StatementRewrite(_Changes):
+    """Rewrites statements one by one in every statement list: `replace` returns what stands
+    instead of a statement, or None to keep it."""
+
+    top_level = True  # also the module's and a class's own statements
+
+    def replace(self, statement: ast.stmt) -> list[ast.stmt] | None:
+        raise NotImplementedError
 
     def generic_visit(self, node):
         super().generic_visit(node)
-        for field in ("body", "orelse"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt) and not isinstance(node, (ast.Module, ast.ClassDef)):
-                setattr(node, field, self._body(value))
-        return node
-
-
-class _ForToWhile(_Changes):
-    def generic_visit(self, node):
-        super().generic_visit(node)
+        if not self.top_level and isinstance(node, (ast.Module, ast.ClassDef)):
+            return node
         for field in ("body", "orelse"):
             value = getattr(node, field, None)
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 out = []
                 for statement in value:
-                    if isinstance(statement, ast.For) and not statement.orelse:
-                        self.changed = True
-                        out += ast.parse("loop_items = list(ITER)\nloop_index = 0").body
-                        out[-2].value.args = [statement.iter]
-                        loop = ast.parse("while loop_index < len(loop_items):\n    TARGET = loop_items[loop_index]").body[0]
-                        loop.body[0].targets = [statement.target]
-                        loop.body += statement.body + ast.parse("loop_index += 1").body
-                        out.append(loop)
-                    else:
+                    replaced = self.replace(statement)
+                    if replaced is None:
                         out.append(statement)
+                    else:
+                        self.changed = True
+                        out += replaced
                 setattr(node, field, out)
         return node
+
+
+class _SelfAssign(_StatementRewrite):
+    top_level = False
+
+    def replace(self, statement):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            return [statement, ast.Assign([ast.Name(name, ast.Store())], ast.Name(name, ast.Load()))]
+        return None
+
+
+class _ForToWhile(_StatementRewrite):
+    def replace(self, statement):
+        if not isinstance(statement, ast.For) or statement.orelse:
+            return None
+        start = ast.parse("loop_items = list(ITER)\nloop_index = 0").body
+        start[0].value.args = [statement.iter]
+        loop = ast.parse("while loop_index < len(loop_items):\n    TARGET = loop_items[loop_index]").body[0]
+        loop.body[0].targets = [statement.target]
+        loop.body += statement.body + ast.parse("loop_index += 1").body
+        return [*start, loop]
 
 
 class _MirrorComparisons(_Changes):
@@ -199,7 +207,7 @@ class _MirrorComparisons(_Changes):
         return node
 
 
-class _ComprehensionToLoop(_Changes):
+class _ComprehensionToLoop(_StatementRewrite):
     def _loop(self, comprehension: ast.ListComp, name: str) -> list[ast.stmt]:
         generator = comprehension.generators[0]
         append = ast.Expr(ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "append", ast.Load()), [comprehension.elt], []))
@@ -209,27 +217,15 @@ class _ComprehensionToLoop(_Changes):
         return [ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load())),
                 ast.For(generator.target, generator.iter, [inner], [])]
 
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        for field in ("body", "orelse"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                out = []
-                for statement in value:
-                    comp = getattr(statement, "value", None)
-                    if isinstance(comp, ast.ListComp) and len(comp.generators) == 1 and isinstance(statement, (ast.Return, ast.Assign)):
-                        self.changed = True
-                        if isinstance(statement, ast.Return):
-                            out += self._loop(comp, "collected")
-                            out.append(ast.Return(ast.Name("collected", ast.Load())))
-                        elif len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-                            out += self._loop(comp, statement.targets[0].id)
-                        else:
-                            out.append(statement)
-                    else:
-                        out.append(statement)
-                setattr(node, field, out)
-        return node
+    def replace(self, statement):
+        comp = getattr(statement, "value", None)
+        if not (isinstance(comp, ast.ListComp) and len(comp.generators) == 1):
+            return None
+        if isinstance(statement, ast.Return):
+            return [*self._loop(comp, "collected"), ast.Return(ast.Name("collected", ast.Load()))]
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            return self._loop(comp, statement.targets[0].id)
+        return None
 
 
 def _extract_helper(tree: ast.Module, entry: str) -> bool:
