@@ -483,6 +483,30 @@ def pair_row(
 # --- the batch report -----------------------------------------------------------------------------
 
 
+# Within one process (a batch, then a regrade; a test session) the course code is fingerprinted
+# once: by digest, as the on-disk cache, so an edited cell is never served stale.
+_COURSE_MEMO: dict[str, list[tuple[str, Fingerprint]]] = {}
+_COURSE_MEMO_LIMIT = 20_000
+
+
+def _functions_of(origin: str, source: str) -> list[tuple[str, Fingerprint]]:
+    """Each function of one cell or file, fingerprinted on its own."""
+    functions = []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        tree = ast.Module([], [])
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            try:
+                printed = _fingerprint_tree(ast.Module([copy.deepcopy(node)], []), None)
+            except (ValueError, RecursionError):
+                printed = None
+            if printed is not None:
+                functions.append((f"{origin}:{node.name}", printed))
+    return functions
+
+
 def course_functions(
     layout: CourseLayout, known: dict | None = None, learned: dict | None = None
 ) -> list[tuple[str, Fingerprint]]:
@@ -500,19 +524,12 @@ def course_functions(
                 learned[digest] = known[digest]
             found.extend((name, from_record(record)) for name, record in known[digest])
             return
-        functions = []
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            tree = ast.Module([], [])
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                try:
-                    printed = _fingerprint_tree(ast.Module([copy.deepcopy(node)], []), None)
-                except (ValueError, RecursionError):
-                    printed = None
-                if printed is not None:
-                    functions.append((f"{origin}:{node.name}", printed))
+        functions = _COURSE_MEMO.get(digest)
+        if functions is None:
+            functions = _functions_of(origin, source)
+            if len(_COURSE_MEMO) >= _COURSE_MEMO_LIMIT:
+                _COURSE_MEMO.clear()
+            _COURSE_MEMO[digest] = functions
         found.extend(functions)
         if cache is not None:
             cache[digest] = [[name, to_record(printed)] for name, printed in functions]

@@ -94,7 +94,6 @@ LONGEST_FIRST = (
     "tests/test_notebooks_on_a_rambling_model.py",
     "tests/test_instructor_new_exercise.py",
     "tests/browser/test_browser_e2e.py",
-    "tests/test_notebooks_real_api_path.py",
     "tests/test_notebooks_with_solutions.py",
     "tests/test_instructor_intake.py",
     "tests/test_grading_hostile.py",
@@ -106,7 +105,7 @@ LONGEST_FIRST = (
     "tests/test_instructor_journey.py",
     "tests/test_grading_release.py",
 )
-SPREAD = ("tests/test_notebooks_real_api_path.py", "tests/test_notebooks_with_solutions.py")
+SPREAD = ("tests/test_notebooks_with_solutions.py",)
 
 
 def _file_of(nodeid: str) -> str:

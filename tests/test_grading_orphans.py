@@ -4,15 +4,17 @@ child sleeps once left three sandbox processes reparented to PID 1, forever."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from course_lib.checking.sandbox import detect_tier
+from course_lib.checking.sandbox import WORKDIR_PREFIX, _claim, detect_tier, sweep_abandoned_workdirs
 
 ROOT = Path(__file__).resolve().parents[1]
 # The sandbox uid must be able to read the interpreter: the system one, as on Gradescope.
@@ -75,9 +77,13 @@ def _tiers() -> list[str]:
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "kill-TERM"])
 @pytest.mark.parametrize("tier", _tiers())
 def test_no_sandbox_process_outlives_the_grader(signum, tier):
+    # The grader's own temporary folder: what it leaves behind is then known (the sandbox uid
+    # must pass through it, as through /tmp).
+    scratch = tempfile.mkdtemp(prefix="orphans-", dir="/tmp")
+    os.chmod(scratch, 0o711)
     grader = subprocess.Popen(
         [SYSTEM_PYTHON if tier == "uid" else sys.executable, "-P", "-c", GRADER, tier],
-        cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT, env={**ENV, "TMPDIR": scratch}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
         assert grader.stdout.readline() == b"started\n"
@@ -97,7 +103,31 @@ def test_no_sandbox_process_outlives_the_grader(signum, tier):
         while _alive(children) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _alive(children) == set()
+        # A grader that died mid-case could not remove its working folder; the next one does.
+        left = list(Path(scratch).glob(WORKDIR_PREFIX + "*"))
+        assert len(left) == 1, left
+        assert sweep_abandoned_workdirs(scratch) == 1
+        assert not left[0].exists()
     finally:
         if grader.poll() is None:
             grader.kill()
             grader.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_a_sweep_leaves_a_live_session_folder_alone(tmp_path):
+    live = tmp_path / (WORKDIR_PREFIX + "live")
+    dead = tmp_path / (WORKDIR_PREFIX + "dead")
+    fresh = tmp_path / (WORKDIR_PREFIX + "unlocked")  # between mkdtemp and its lock
+    for folder in (live, dead, fresh):
+        (folder / "box").mkdir(parents=True)
+    holder = _claim(str(live))
+    os.close(_claim(str(dead)))
+    (tmp_path / (WORKDIR_PREFIX + "a-file")).write_text("")
+    try:
+        assert sweep_abandoned_workdirs(str(tmp_path)) == 1
+        assert live.exists() and fresh.exists() and not dead.exists()
+    finally:
+        os.close(holder)
+    assert sweep_abandoned_workdirs(str(tmp_path)) == 1
+    assert not live.exists()

@@ -21,8 +21,9 @@ NAME = "clean_reply"
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     copy = tmp_path_factory.mktemp("course") / "course"
+    # __pycache__ is copied too: its bytecode stays valid (copy2 keeps mtimes) and saves a recompile.
     for name in ("course_lib", "grader", "exercises", "solutions", "grading", "notebooks", "tests"):
-        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "browser"))
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("browser"))
     for name in ("README.md", "requirements.txt", "pyproject.toml", "Makefile", ".env.example"):
         if (ROOT / name).exists():
             shutil.copyfile(ROOT / name, copy / name)

@@ -86,7 +86,9 @@ What it does not stop, honestly:
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import glob
 import json
 import marshal
 import os
@@ -247,6 +249,54 @@ def detect_tier() -> str:
         return _TIER
 
 
+WORKDIR_PREFIX = "course-sandbox-"
+OWNER_LOCK = ".owner.lock"
+_SWEPT = False
+_SWEEP_LOCK = threading.Lock()  # not _TIER_LOCK: the tier probe itself starts a session
+
+
+def _claim(workdir: str) -> int:
+    """Lock a new working folder for this process; the lock ends with the process, however it ends."""
+    fd = os.open(os.path.join(workdir, OWNER_LOCK), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def sweep_abandoned_workdirs(directory: str | None = None) -> int:
+    """Remove the working folders of graders that died without cleaning up (kill -9, a lost
+    container); a folder whose owner lock is still held belongs to a live session and stays.
+    Returns how many were removed."""
+    removed = 0
+    for path in glob.glob(os.path.join(directory or tempfile.gettempdir(), WORKDIR_PREFIX + "*")):
+        try:
+            info = os.lstat(path)
+            if not os.path.isdir(path) or os.path.islink(path) or info.st_uid != os.geteuid():
+                continue
+            fd = os.open(os.path.join(path, OWNER_LOCK), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue  # not ours, or created a moment ago and not locked yet
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # its session is alive
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+            removed += not os.path.exists(path)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _sweep_once() -> None:
+    global _SWEPT
+    with _SWEEP_LOCK:
+        if _SWEPT:
+            return
+        _SWEPT = True
+    sweep_abandoned_workdirs()
+
+
 class ChildSession:
     """One sandboxed child: send it frames, receive validated-size frames, kill it."""
 
@@ -258,8 +308,10 @@ class ChildSession:
     ) -> None:
         self.limits = limits
         self.tier = limits.tier or detect_tier()
-        self.workdir = tempfile.mkdtemp(prefix="course-sandbox-")
+        _sweep_once()
+        self.workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
         os.chmod(self.workdir, 0o700)
+        self._owner_lock = _claim(self.workdir)
         full = dict(config)
         self._nonce = secrets.token_hex(16)  # frames without it were not written by the harness
         full["nonce"] = self._nonce
@@ -331,6 +383,7 @@ class ChildSession:
             os.close(out_w)
             self._close_fds()
             shutil.rmtree(self.workdir, ignore_errors=True)
+            os.close(self._owner_lock)  # only now may a sweeper take the (gone) folder
             raise SandboxError(f"не удалось запустить интерпретатор: {error}") from error
         os.close(result_w)
         os.close(out_w)
@@ -517,6 +570,7 @@ class ChildSession:
             self._selector.close()
             self._close_fds()
             shutil.rmtree(self.workdir, ignore_errors=True)
+            os.close(self._owner_lock)  # only now may a sweeper take the (gone) folder
             if self.tier == "uid" and self.exit_code is not None:
                 remove_files_of(self._uid)  # no later child may see what this one left in /tmp
 
