@@ -7,6 +7,7 @@ objects and exceptions are exactly those of a real call.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 import re
@@ -33,11 +34,13 @@ from course_lib.llm.errors import (
     LLMServerError,
     LLMStreamInterruptedError,
     LLMTimeoutError,
+    LLMToolSequenceError,
 )
+from course_lib.llm.tool_calls import StreamedCalls, ToolCallRequest, ToolSpec, calls_of_message, check_tools, check_wire_message
 from course_lib.llm import trouble
 from course_lib.llm.offline import OFFLINE_BASE_URL, OfflineModel, OfflineTransport
 from course_lib.russian import tokens
-from course_lib.messages import INSTRUCTION_ROLES, VALID_ROLES, Message, Role  # noqa: F401 - re-exported
+from course_lib.messages import INSTRUCTION_ROLES, TOOL_ROLE, VALID_ROLES, Message, Role  # noqa: F401 - re-exported
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,8 @@ class LLMResult:
     streamed: bool = False
     first_token_seconds: float | None = None
     """With streaming: how long until the first piece of text arrived."""
+    tool_calls: tuple[ToolCallRequest, ...] = ()
+    """The calls the model asked for (`finish_reason == "tool_calls"`), in its order."""
 
 
 DeltaCallback = Callable[[str], None]
@@ -131,6 +136,8 @@ class LLMClient:
         on_delta: DeltaCallback | None = None,
         response_format: ResponseFormat | None = None,
         max_output_tokens: int | None = None,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: str | Mapping[str, Any] | None = None,
     ) -> LLMResult:
         """One chat completion. Raises an `LLMClientError` subclass on any failure.
 
@@ -141,13 +148,26 @@ class LLMClient:
         `response_format` asks for structured output (a JSON schema); a server that refuses it is
         asked again without it, once, and not asked again (the caller validates the text anyway).
         `max_output_tokens` overrides `MAX_OUTPUT_TOKENS` for this call.
+        `tools` offers functions the model may call (Chat Completions `tools`, `tool_choice` as the
+        API takes it); the calls come back in `LLMResult.tool_calls`, their arguments parsed (a call
+        whose JSON is invalid carries `error` instead). Messages may then hold the exchange: an
+        assistant message with `tool_calls` and one `tool` message per call.
         """
         _validate_messages(messages)
+        if tools is not None:
+            try:
+                tools = check_tools(tools)
+            except ValueError as error:
+                raise LLMBadRequestError(str(error)) from None
+        elif tool_choice is not None:
+            raise LLMBadRequestError("tool_choice без tools: модели нечего вызывать.")
         options = _Options(
             model or self._settings.model,
             on_delta,
             self._learned_format(response_format),
             max_output_tokens or self._settings.max_output_tokens,
+            tuple(tools or ()),
+            tool_choice,
         )
         try:
             result = self._complete_with_fallbacks(messages, options)
@@ -277,19 +297,17 @@ class LLMClient:
         instruction_role: str,
         options: _Options,
     ) -> LLMResult:
-        payload = [
-            {
-                "role": instruction_role if m["role"] in INSTRUCTION_ROLES else m["role"],
-                "content": m["content"],
-            }
-            for m in messages
-        ]
+        payload = [_wire_message(m, instruction_role) for m in messages]
         # OpenAI's own API names the limit max_completion_tokens; most compatible servers
         # (the ones that also want the `system` role) know only max_tokens.
         limit_name = "max_completion_tokens" if instruction_role == "developer" else "max_tokens"
         extra: dict[str, Any] = {limit_name: options.max_output_tokens}
         if options.response_format is not None:
             extra["response_format"] = dict(options.response_format)
+        if options.tools:
+            extra["tools"] = list(options.tools)
+            if options.tool_choice is not None:
+                extra["tool_choice"] = options.tool_choice
         if options.on_delta is not None:
             return self._stream(options.model, payload, extra, options.on_delta)
         completion = self._client.chat.completions.create(
@@ -308,6 +326,7 @@ class LLMClient:
         finish_reason: str | None = None
         usage = None
         chunks = 0
+        calls = StreamedCalls()
         response_model, response_id = model_name, ""
         # Usage arrives in a last chunk with no choices, only when asked for (and not from every server).
         stream = self._client.chat.completions.create(
@@ -333,6 +352,8 @@ class LLMClient:
                     continue
                 choice = chunk.choices[0]
                 text = choice.delta.content if choice.delta else None
+                if choice.delta is not None:
+                    calls.add(choice.delta.tool_calls)
                 if text:
                     if first_token is None:
                         first_token = perf_counter() - started
@@ -365,6 +386,7 @@ class LLMClient:
             cached_tokens=_cached_tokens(usage),
             streamed=True,
             first_token_seconds=first_token,
+            tool_calls=calls.calls(),
         )
 
     def _ask_context_size(self) -> int | None:
@@ -397,12 +419,26 @@ class _Options:
     on_delta: DeltaCallback | None
     response_format: ResponseFormat | None
     max_output_tokens: int
+    tools: tuple[dict[str, Any], ...] = ()
+    tool_choice: str | Mapping[str, Any] | None = None
 
     def without_response_format(self) -> _Options:
         return self.with_response_format(None)
 
     def with_response_format(self, response_format: ResponseFormat | None) -> _Options:
-        return _Options(self.model, self.on_delta, response_format, self.max_output_tokens)
+        return dataclasses.replace(self, response_format=response_format)
+
+
+def _wire_message(message: Message, instruction_role: str) -> dict[str, Any]:
+    """One message as sent: the instruction role chosen for this server, tool fields kept."""
+    role = message["role"]
+    wire: dict[str, Any] = {"role": instruction_role if role in INSTRUCTION_ROLES else role,
+                            "content": message["content"]}  # fmt: skip
+    if "tool_calls" in message:
+        wire["tool_calls"] = [dict(call, function=dict(call["function"])) for call in message["tool_calls"]]
+    if "tool_call_id" in message:
+        wire["tool_call_id"] = message["tool_call_id"]
+    return wire
 
 
 def _json_object_form(response_format: ResponseFormat) -> ResponseFormat | None:
@@ -432,6 +468,7 @@ def _completion_result(completion: Any) -> LLMResult:
             "Проверьте OPENAI_BASE_URL и OPENAI_MODEL."
         ) from None
     usage = completion.usage
+    calls = calls_of_message(getattr(choice, "message", None))
     return LLMResult(
         text=text if isinstance(text, str) or text is None else str(text),
         finish_reason=finish_reason,
@@ -441,6 +478,7 @@ def _completion_result(completion: Any) -> LLMResult:
         completion_tokens=_usage_field(usage, "completion_tokens"),
         total_tokens=_usage_field(usage, "total_tokens"),
         cached_tokens=_cached_tokens(usage),
+        tool_calls=calls,
     )
 
 
@@ -536,10 +574,13 @@ def _validate_messages(messages: Sequence[Message]) -> None:
         if not isinstance(message, dict):
             raise LLMBadRequestError(f"Сообщение №{index} должно быть словарём с role и content.")
         role, content = message.get("role"), message.get("content")
-        if role not in VALID_ROLES:
+        if role not in VALID_ROLES and role != TOOL_ROLE:
             raise LLMBadRequestError(f"Сообщение №{index}: неизвестная роль {role!r}.")
         if not isinstance(content, str):
             raise LLMBadRequestError(f"Сообщение №{index}: content должен быть строкой.")
+        problem = check_wire_message(index, message)
+        if problem is not None:
+            raise LLMBadRequestError(problem)
 
 
 def _error_text(error: openai.APIStatusError) -> str:
@@ -553,7 +594,8 @@ def _rejects_developer_role(error: openai.APIStatusError) -> bool:
 
 
 def _mentions_role(error: openai.APIStatusError) -> bool:
-    return error.status_code in {400, 422, 500} and "role" in _error_text(error)
+    text = _error_text(error)  # "role 'tool' must be …" is about a broken exchange, not the instruction
+    return error.status_code in {400, 422, 500} and "role" in text and not _TOOL_SEQUENCE.search(text)
 
 
 def _rejects_response_format(error: openai.APIStatusError) -> bool:
@@ -563,6 +605,11 @@ def _rejects_response_format(error: openai.APIStatusError) -> bool:
 
 _CONTEXT_SIZE = re.compile(
     r"(?:context window of|maximum context length is|context size(?: of)?|n_ctx(?:_slot)?\s*[=:]?)\s*\(?(\d+)"
+)
+_TOOL_SEQUENCE = re.compile(
+    r"role 'tool' must be a response to a preceeding message with 'tool_calls'"
+    r"|role 'tool' must be a response to a preceding message with 'tool_calls'"
+    r"|'tool_calls' must be followed by tool messages"
 )
 _OVERFLOW = re.compile(
     r"context_length_exceeded|exceed(?:s|ed)? (?:the )?(?:context|available context)|maximum context length"
@@ -625,6 +672,13 @@ def _translate(error: openai.APIError, settings: Settings | None = None) -> LLMC
                 + " или MAX_OUTPUT_TOKENS, либо запустите сервер с большим контекстом. "
                 f"Сервер: {detail}",
                 size,
+            )
+        if error.status_code == 400 and _TOOL_SEQUENCE.search(lowered):
+            return LLMToolSequenceError(
+                "Сервер отклонил историю (HTTP 400): обмен с инструментом разорван — сообщение tool "
+                "без сообщения ассистента с tool_calls, на которое оно отвечает, или вызов без "
+                "результата. Так бывает, когда окно или обрезка истории режут внутри обмена: "
+                "отбрасывайте вызов и его результаты только вместе. Сервер: " + detail
             )
         if error.status_code == 404:
             if re.search(r"model[^/]*(?:not (?:be )?found|does not exist)|model_not_found", lowered):

@@ -49,5 +49,10 @@ class LLMContextOverflowError(LLMBadRequestError):
         self.context_size = context_size
 
 
+class LLMToolSequenceError(LLMBadRequestError):
+    """HTTP 400: a `tool` message without the assistant `tool_calls` it answers, or a call left
+    without its result: the history was cut inside a tool exchange."""
+
+
 class LLMResponseFormatError(LLMServerError):
     """HTTP 200, but the body is not a chat completion (an HTML page from a proxy, plain text, ...)."""

@@ -34,6 +34,8 @@ from course_lib.llm.offline.faults import (
 from course_lib.llm.offline.memory import compose_extraction, is_extraction_request, read_memory_blocks
 from course_lib.llm.offline.replies import compose_chat_reply
 from course_lib.llm.offline.summary import compose_summary, length_cap
+from course_lib.llm.offline import tools as tool_rules
+from course_lib.llm.tool_calls import check_tools, check_wire_message
 from course_lib.tokenizer import TokenCounter, get_encoding
 
 DEFAULT_MODEL_NAME = "offline-teaching-model"
@@ -41,7 +43,7 @@ CREATED = 1_700_000_000
 """The fixed `created` timestamp of every completion (no wall clock)."""
 REQUEST_LOG_SIZE = 100
 TRUNCATED_FAULT_TOKENS = 5
-KNOWN_ROLES = frozenset({"developer", "system", "user", "assistant"})
+KNOWN_ROLES = frozenset({"developer", "system", "user", "assistant", "tool"})
 INSTRUCTION_ROLES = frozenset({"developer", "system"})
 
 
@@ -216,9 +218,23 @@ class OfflineModel:
                 _error(400, "messages должен быть непустым списком.", "invalid_request_error", param="messages")
             )
         messages = [self._message(index, m) for index, m in enumerate(raw_messages)]
+        if payload.get("tools") is not None:
+            try:
+                check_tools(payload["tools"])
+            except ValueError as error:
+                raise _RequestError(_error(400, str(error), "invalid_request_error", param="tools")) from None
+        elif payload.get("tool_choice") is not None:
+            raise _RequestError(_error(
+                400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+                "invalid_request_error", param="tool_choice",
+            ))  # fmt: skip
+        broken = tool_rules.pairing_error(messages)
+        if broken is not None:
+            index, message = broken
+            raise _RequestError(_error(400, message, "invalid_request_error", param=f"messages.[{index}].role"))
         return messages, _token_limit(payload)
 
-    def _message(self, index: int, message: Any) -> dict[str, str]:
+    def _message(self, index: int, message: Any) -> dict[str, Any]:
         param = f"messages[{index}]"
         if not isinstance(message, dict):
             raise _RequestError(_error(400, f"{param} должно быть объектом.", "invalid_request_error", param=param))
@@ -227,7 +243,7 @@ class OfflineModel:
             raise _RequestError(
                 _error(
                     400,
-                    f"{param}.role: неизвестная роль {role!r}. Допустимы: developer, system, user, assistant.",
+                    f"{param}.role: неизвестная роль {role!r}. Допустимы: developer, system, user, assistant, tool.",
                     "invalid_request_error",
                     param=f"{param}.role",
                 )
@@ -235,6 +251,11 @@ class OfflineModel:
         if role in INSTRUCTION_ROLES and role not in self.accepted_instruction_roles:
             raise _RequestError(self._role_rejection(index, role))
         content = _text_content(message.get("content"))
+        if content is None and role == "assistant" and message.get("tool_calls"):
+            content = ""  # a message that only calls tools may have null content
+        problem = check_wire_message(index, message)
+        if problem is not None:
+            raise _RequestError(_error(400, problem, "invalid_request_error", param=param))
         if content is None:
             raise _RequestError(
                 _error(
@@ -242,7 +263,11 @@ class OfflineModel:
                     param=f"{param}.content",
                 )
             )
-        return {"role": role, "content": content}
+        kept: dict[str, Any] = {"role": role, "content": content}
+        for name in ("tool_calls", "tool_call_id"):
+            if name in message:
+                kept[name] = message[name]
+        return kept
 
     def _role_rejection(self, index: int, role: str) -> OfflineResponse:
         """The validation error a llama-cpp-python server returns for a role it does not know."""
@@ -266,7 +291,15 @@ class OfflineModel:
         limit: int | None,
         fault: str | None,
     ) -> OfflineResponse:
-        tokens = self._encoding.encode(self.reply_text(messages), disallowed_special=())
+        calls = tool_rules.decide_calls(messages, tool_rules.offered_names(payload.get("tools")), payload.get("tool_choice"))
+        if fault is None and calls:
+            return self._tool_call_completion(payload, messages, calls)
+        if tool_rules.ends_with_results(messages):
+            said, plain = tool_rules.answer_from_results(messages)
+            text = " ".join(part for part in (said, self.reply_text(plain) if plain else "") if part)
+        else:  # earlier exchanges are context the text reply does not read
+            text = self.reply_text([m for m in messages if m["role"] != "tool" and not m.get("tool_calls")])
+        tokens = self._encoding.encode(text, disallowed_special=())
         finish_reason = "stop"
         if fault == "empty":
             tokens = []
@@ -275,13 +308,32 @@ class OfflineModel:
         if limit is not None and len(tokens) > limit:
             tokens, finish_reason = tokens[:limit], "length"
         text = self._encoding.decode_bytes(tokens).decode("utf-8", errors="ignore")
+        message = {"role": "assistant", "content": text, "refusal": None}
+        return self._body(payload, messages, message, finish_reason, len(tokens))
 
-        prompt_tokens = self._counter.count_messages(messages)
+    def _tool_call_completion(
+        self, payload: dict[str, Any], messages: list[dict[str, Any]], calls: list[tuple[str, dict[str, Any]]]
+    ) -> OfflineResponse:
+        """An answer that only calls tools: ids derived from the request, arguments as JSON text."""
+        base = completion_id(payload).removeprefix("chatcmpl-offline-")
+        wire = [
+            {"id": f"call_{base[:16]}{number:02d}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
+            for number, (name, arguments) in enumerate(calls)
+        ]  # fmt: skip
+        message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": wire}
+        spent = sum(len(self._encoding.encode(call["function"]["name"] + call["function"]["arguments"])) for call in wire)
+        return self._body(payload, messages, message, "tool_calls", spent)
+
+    def _body(
+        self, payload: dict[str, Any], messages: list[dict[str, Any]], message: dict[str, Any],
+        finish_reason: str, completion_tokens: int,
+    ) -> OfflineResponse:  # fmt: skip
+        prompt_tokens = self._counter.count_messages(_counted(messages))
         cached_tokens = self._cache.lookup_and_remember(self._prompt_blocks(messages)) if self._cache else 0
         if self.usage_scale != 1.0:  # another tokenizer: the provider's own count, not ours
             prompt_tokens = math.ceil(prompt_tokens * self.usage_scale)
             cached_tokens = min(prompt_tokens, math.floor(cached_tokens * self.usage_scale))
-        completion_tokens = len(tokens)
         return OfflineResponse(
             200,
             {
@@ -289,14 +341,7 @@ class OfflineModel:
                 "object": "chat.completion",
                 "created": CREATED,
                 "model": self.model_name,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text, "refusal": None},
-                        "logprobs": None,
-                        "finish_reason": finish_reason,
-                    }
-                ],
+                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
                 "usage": {
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
@@ -314,7 +359,7 @@ class OfflineModel:
         Each block is the message's 3 format tokens (stand-ins) + role + content, so the blocks'
         total length equals `TokenCounter.count_messages` without the reply primer.
         """
-        return [self._block(m["role"], m["content"]) for m in messages]
+        return [self._block(m["role"], m["content"]) for m in _counted(messages)]
 
     def _block_uncached(self, role: str, content: str) -> tuple[int, ...]:
         return (-1, -1, -1, *self._encoding.encode(role), *self._encoding.encode(content, disallowed_special=()))
@@ -375,10 +420,32 @@ def stream_chunks(body: dict[str, Any], include_usage: bool) -> tuple[dict[str, 
     pieces = re.findall(r"\S+\s*|\s+", text)
     chunks = [chunk({"role": "assistant", "content": ""})]
     chunks += [chunk({"content": piece}) for piece in pieces]
+    for index, call in enumerate(choice["message"].get("tool_calls") or ()):
+        # As providers stream a call: id and name first, then the arguments' text in pieces.
+        head = {"index": index, "id": call["id"], "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""}}  # fmt: skip
+        chunks.append(chunk({"tool_calls": [head]}))
+        arguments = call["function"]["arguments"]
+        for start in range(0, len(arguments), 16):
+            part = {"index": index, "function": {"arguments": arguments[start : start + 16]}}
+            chunks.append(chunk({"tool_calls": [part]}))
     chunks.append(chunk({}, choice["finish_reason"]))
     if include_usage:
         chunks.append({**base, "choices": [], "usage": body["usage"]})
     return tuple(chunks)
+
+
+def _counted(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """Messages as tokens are counted: a call's name and arguments count like content."""
+    counted = []
+    for message in messages:
+        content = message["content"]
+        for call in message.get("tool_calls") or ():
+            content += call["function"]["name"] + call["function"]["arguments"]
+        if message.get("tool_call_id"):
+            content = message["tool_call_id"] + content
+        counted.append({"role": message["role"], "content": content})
+    return counted
 
 
 def _include_usage(payload: Mapping[str, Any]) -> bool:
