@@ -10,6 +10,8 @@ long-term memory on for that user (facts from earlier sessions come back; /memor
 `--store postgresql://user:password@host:5432/db` keeps both in a PostgreSQL database instead, shared
 by every process and machine that uses the same URL (see `store_url`; an unknown scheme is an error).
 A session belongs to the user who started it: `--session` of another user's session is refused.
+`--memory tools` (with `--user`) runs notebook 09's chat instead: the model manages the user's
+memory through tool calls, each printed as one line (`course_lib.tool_memory.console`).
 """
 
 from __future__ import annotations
@@ -211,7 +213,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--session", metavar="ID", help="продолжить сессию с этим Session ID (нужен --store)")
     parser.add_argument("--user", metavar="NAME", help="включить долговременную память для пользователя (нужен --store)")
     parser.add_argument("--no-stream", action="store_true", help="выводить ответ целиком, а не по мере генерации")
+    parser.add_argument(
+        "--memory", choices=("facts", "tools"), default="facts",
+        help="facts — приложение само извлекает факты (ноутбук 08); tools — памятью управляет модель (ноутбук 09)",
+    )
     args = parser.parse_args(argv)
+    if args.memory == "tools" and args.user is None:
+        parser.error("--memory tools нужен --user: память ведётся для каждого пользователя отдельно")
+    if args.memory == "tools" and args.session is not None:
+        parser.error("--memory tools не продолжает сессии (--session): история диалога живёт в процессе, память — в хранилище")
     if args.store is None and any(getattr(args, option) is not None for option in ("session", "user")):
         try:  # CHAT_STORE_URL in .env or the environment stands for --store
             args.store = load_settings().chat_store_url
@@ -249,6 +259,14 @@ def main(argv: list[str]) -> int:
     with app:
         if location is not None:
             print(f"Сессии хранятся: {location.display()}")
+        if args.memory == "tools":
+            from course_lib.tool_memory.agent import ToolMemoryChat
+            from course_lib.tool_memory.console import run_tool_console
+
+            chat = ToolMemoryChat(app.llm_client, memory_store, args.user,
+                                  input_token_budget=app.settings.chat_input_token_budget)  # fmt: skip
+            run_tool_console(chat)
+            return 0
         run_console(
             app.chat_service,
             app_env=app.settings.app_env,

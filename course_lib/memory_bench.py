@@ -6,15 +6,21 @@ Boris, another user, in two. Each strategy runs the same script on the offline m
 - `none`: every session starts empty (the chat of notebooks 02–06 after a restart);
 - `summary`: the window + summary of notebook 05 — it compresses within a session, not across;
 - `facts`: long-term facts per user (notebook 07), extracted after each reply;
-- `facts+recall`: facts plus the best FTS5 matches from the user's earlier sessions.
+- `facts+recall`: facts plus the best FTS5 matches from the user's earlier sessions;
+- `tools` (notebook 09, `bench memory` only): the model keeps its own core memory through tool
+  calls (`ToolMemoryChat`, prompt 1.3.0) and searches the archive when the request lacks a fact.
 
 It prints, side by side: cross-session questions answered, leaks of another user's facts, input
-tokens per chat request (and the share added over `none`), and the extraction calls memory costs.
-All strategies use support prompt 1.2.0, so the differences come from memory alone.
+tokens per chat request (and the share added over `none`), and the extraction calls memory costs;
+then notebook 08's `facts` next to notebook 09's `tools`: model calls, input tokens per turn (the
+chat and memory's own calls), facts kept across sessions, and invented values stored (a number or a
+name the customer never said). The first four strategies use
+support prompt 1.2.0, so their differences come from memory alone.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +32,7 @@ from course_lib.config import load_settings
 from course_lib.conversation_summary_service import ConversationSummaryService
 from course_lib.llm.client import LLMClient
 from course_lib.memory import LongTermMemory, MemoryExtractor, MemoryStore
+from course_lib.memory.store import PREFIX_CHARS
 from course_lib.prompts.support_chat import get_support_chat_prompt
 from course_lib.tokenizer import TokenCounter
 
@@ -65,6 +72,7 @@ SCRIPT: tuple[Step, ...] = (
 )
 
 STRATEGIES = ("none", "summary", "facts", "facts+recall")
+TOOLS = "tools"
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,16 @@ class MemoryRun:
     chat_prompt_tokens: int
     extraction_calls: int
     extraction_tokens: int
+    model_calls: int = 0
+    """Every request to the model: chat replies, extractions, the rounds of a tool loop."""
+    invented: int = 0
+    """Values kept in memory with a number or a name the customer never said (see `grounded`)."""
+    extraction_prompt_tokens: int = 0
+
+    @property
+    def input_tokens_per_turn(self) -> float:
+        """Everything sent to the model per customer message: the chat and what memory costs."""
+        return (self.chat_prompt_tokens + self.extraction_prompt_tokens) / self.chat_requests
 
     @property
     def tokens_per_request(self) -> float:
@@ -84,6 +102,8 @@ class MemoryRun:
 
 
 def run_strategy(strategy: str, folder: Path, *, budget: int = 1200, script: Sequence[Step] = SCRIPT) -> MemoryRun:
+    if strategy == TOOLS:
+        return run_tools(folder, budget=budget, script=script)
     settings = load_settings(llm_backend="offline", _env_file=None)
     client = LLMClient(settings)
     counter = TokenCounter()
@@ -104,29 +124,81 @@ def run_strategy(strategy: str, folder: Path, *, budget: int = 1200, script: Seq
         get_support_chat_prompt("1.2.0"),
         memory=memory,
     )
-    answered = questions = leaks = chat_tokens = extraction_calls = extraction_tokens = 0
+    answered = questions = leaks = chat_tokens = extraction_calls = extraction_tokens = reply_calls = extraction_prompt = 0
     for step in script:
         reply = service.reply(step.session, step.text, user_id=step.user if memory else None)
         chat_tokens += reply.prompt_tokens or 0
+        reply_calls += reply.llm_calls  # the chat call and any summary call
         if reply.memory_extraction and reply.memory_extraction.llm_result:
             extraction_calls += 1
             extraction_tokens += reply.memory_extraction.llm_result.total_tokens or 0
+            extraction_prompt += reply.memory_extraction.llm_result.prompt_tokens or 0
         if step.expect:
             questions += 1
             answered += all(part.lower() in reply.text.lower() for part in step.expect)
         sent = " ".join(message["content"] for message in reply.request_messages) + reply.text
         leaks += sum(part in sent for part in step.forbid)
+    invented = 0
     if memory is not None:
+        memory.wait()
+        for user in {step.user for step in script}:
+            said = [step.text for step in script if step.user == user]
+            invented += sum(not grounded(fact.value, said) for fact in memory.store.active_facts(user))
         memory.close()
     client.close()
     return MemoryRun(
-        strategy, answered, questions, leaks, len(script), chat_tokens, extraction_calls, extraction_tokens
-    )
+        strategy, answered, questions, leaks, len(script), chat_tokens, extraction_calls, extraction_tokens,
+        model_calls=reply_calls + extraction_calls, invented=invented, extraction_prompt_tokens=extraction_prompt,
+    )  # fmt: skip
 
 
-def run_all() -> list[MemoryRun]:
+def run_tools(folder: Path, *, budget: int, script: Sequence[Step]) -> MemoryRun:
+    """The same story with notebook 09's chat: one `ToolMemoryChat` per user, `/new` per session."""
+    from course_lib.tool_memory.agent import ToolMemoryChat
+
+    client = LLMClient(load_settings(llm_backend="offline", _env_file=None))
+    store = MemoryStore(folder / "tools.sqlite3")
+    chats: dict[str, ToolMemoryChat] = {}
+    sessions: dict[str, str] = {}
+    answered = questions = leaks = chat_tokens = calls = 0
+    for step in script:
+        chat = chats.setdefault(step.user, ToolMemoryChat(client, store, step.user, input_token_budget=budget))
+        if sessions.get(step.user) not in (None, step.session):
+            chat.new_session()
+        sessions[step.user] = step.session
+        reply = chat.reply(step.text)
+        chat_tokens += reply.input_tokens
+        calls += reply.model_calls
+        if step.expect:
+            questions += 1
+            answered += all(part.lower() in reply.text.lower() for part in step.expect)
+        requests = client.offline_model.requests[-reply.model_calls :] if client.offline_model else []
+        sent = " ".join(str(m.get("content") or "") for request in requests for m in request["messages"]) + reply.text
+        leaks += sum(part in sent for part in step.forbid)
+    invented = 0
+    for user in chats:
+        said = [step.text for step in script if step.user == user]
+        lines = [line for value in store.core_blocks(user).values() for line in value.splitlines()]
+        invented += sum(not grounded(line.partition(":")[2] or line, said) for line in lines)
+    store.close()
+    client.close()
+    return MemoryRun(TOOLS, answered, questions, leaks, len(script), chat_tokens, 0, 0, model_calls=calls, invented=invented)
+
+
+def grounded(value: str, said: Sequence[str]) -> bool:
+    """Whether a stored value's checkable parts — its numbers and capitalized names — were all said
+    by the customer. A paraphrase («в комплекте нет кабеля» for «пришла без кабеля») is grounded; an
+    order number or a name nobody said is invented."""
+    heard = " ".join(said)
+    digits = set(re.findall(r"\d+", " ".join(said)))
+    numbers_ok = all(number in digits for number in re.findall(r"\d+", value))
+    names_ok = all(name[:PREFIX_CHARS] in heard for name in re.findall(r"\b[А-ЯЁA-Z][а-яёa-z]{2,}", value))
+    return numbers_ok and names_ok
+
+
+def run_all(strategies: Sequence[str] = STRATEGIES) -> list[MemoryRun]:
     with tempfile.TemporaryDirectory(prefix="course-memory-bench-") as folder:
-        return [run_strategy(strategy, Path(folder)) for strategy in STRATEGIES]
+        return [run_strategy(strategy, Path(folder)) for strategy in strategies]
 
 
 def format_runs(runs: Sequence[MemoryRun]) -> str:
@@ -148,9 +220,25 @@ def format_runs(runs: Sequence[MemoryRun]) -> str:
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows)
 
 
+def format_side_by_side(runs: Sequence[MemoryRun]) -> str:
+    """Notebook 08's memory and notebook 09's, per the same story (see the module's docstring)."""
+    header = ("память", "вызовов модели", "входных токенов на ход", "ответов о прошлых сессиях",
+              "выдуманных значений в памяти", "утечек")  # fmt: skip
+    rows = [header] + [
+        (run.strategy, str(run.model_calls), f"{run.input_tokens_per_turn:.1f}", f"{run.answered}/{run.questions}",
+         str(run.invented), str(run.leaks))
+        for run in runs
+    ]  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows)
+
+
 def main() -> int:
-    runs = run_all()
+    every = run_all((*STRATEGIES, TOOLS))
+    runs = every[: len(STRATEGIES)]
     print(format_runs(runs))
+    print("\nНоутбук 08 (приложение извлекает факты) и ноутбук 09 (память ведёт модель):")
+    print(format_side_by_side([run for run in every if run.strategy in ("facts", TOOLS)]))
     facts = next(run for run in runs if run.strategy == "facts")
     added = (facts.tokens_per_request / runs[0].tokens_per_request - 1) * 100
     print(

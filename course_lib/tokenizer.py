@@ -143,6 +143,11 @@ class TokenCounter:
         tokens = TOKENS_PER_MESSAGE + self.count_text(message["role"]) + self.count_text(message["content"])
         if "name" in message:
             tokens += TOKENS_PER_NAME + self.count_text(message["name"])
+        # A tool exchange (notebook 09): each call's name and arguments, and the id a result answers.
+        for call in message.get("tool_calls") or ():
+            tokens += self.count_text(call["function"]["name"]) + self.count_text(call["function"]["arguments"])
+        if "tool_call_id" in message:
+            tokens += self.count_text(message["tool_call_id"])
         return tokens
 
     def count_messages(self, messages: Iterable[Mapping[str, str]]) -> int:

@@ -15,3 +15,19 @@ def test_facts_answer_every_cross_session_question_for_at_most_15_percent_more_t
     assert facts.extraction_calls == facts.chat_requests  # one extraction per reply, in the hot path
     table = format_runs(list(runs.values()))
     assert "8/8" in table and "0/8" in table
+
+
+def test_notebook_09s_tools_beside_notebook_08s_facts():
+    from course_lib.memory_bench import TOOLS, format_side_by_side, grounded
+
+    facts, tools = run_all(("facts", TOOLS))
+    assert tools.answered == tools.questions == 8 and tools.leaks == 0
+    # The model writes memory only when a message says something new: fewer calls than an
+    # extraction after every reply, each of them carrying the whole request.
+    assert tools.model_calls < facts.model_calls
+    assert facts.model_calls == facts.chat_requests + facts.extraction_calls
+    assert facts.invented == tools.invented == 0  # the offline model invents nothing, by its rules
+    table = format_side_by_side([facts, tools])
+    assert table.splitlines()[0].startswith("память") and "tools" in table and f"{tools.model_calls}" in table
+    assert grounded("в комплекте нет кабеля", ["клавиатура пришла без кабеля"])  # a paraphrase
+    assert not grounded("Заказ 7719", ["Заказ 7718"]) and not grounded("Ольга", ["Меня зовут Анна"])

@@ -47,6 +47,13 @@ CREATE TABLE IF NOT EXISTS archived_turns (
     created_at     REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS archived_turns_by_user ON archived_turns(user_id, session_id);
+CREATE TABLE IF NOT EXISTS core_blocks (
+    user_id    TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (user_id, label)
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS archived_turns_fts USING fts5(
     user_text, assistant_text, content='archived_turns', content_rowid='id',
     tokenize='unicode61 remove_diacritics 2'
@@ -157,7 +164,19 @@ class LongTermStore(ABC):
 
     @abstractmethod
     def forget(self, user_id: str) -> int:
-        """Erase the user's facts and turns for good; return how many rows were deleted."""
+        """Erase the user's facts, turns and core memory for good; return how many rows were deleted."""
+
+    @abstractmethod
+    def forget_matching(self, user_id: str, text: str) -> int:
+        """Erase for good the user's archived turns that a search for `text` finds; return how many."""
+
+    @abstractmethod
+    def core_blocks(self, user_id: str) -> dict[str, str]:
+        """The user's core memory (notebook 09): label → text."""
+
+    @abstractmethod
+    def save_core_block(self, user_id: str, label: str, value: str, *, now: float) -> None:
+        """Replace one block's text (an empty text removes the block)."""
 
     @abstractmethod
     def close(self) -> None:
@@ -259,17 +278,56 @@ class MemoryStore(LongTermStore):
     # --- forgetting -------------------------------------------------------------------------
 
     def forget(self, user_id: str) -> int:
-        """Erase the user's facts and turns from the file; return how many rows were deleted."""
+        """Erase the user's facts, turns and core memory from the file; return how many rows were deleted."""
         with self._transaction() as connection:
             facts = connection.execute("DELETE FROM user_facts WHERE user_id = ?", (user_id,)).rowcount
             turns = connection.execute("DELETE FROM archived_turns WHERE user_id = ?", (user_id,)).rowcount
+            blocks = connection.execute("DELETE FROM core_blocks WHERE user_id = ?", (user_id,)).rowcount
             # An FTS5 index keeps deleted terms in old segments until it is rebuilt.
             connection.execute("INSERT INTO archived_turns_fts (archived_turns_fts) VALUES ('rebuild')")
+        self._erase_free_pages()
+        return facts + turns + blocks
+
+    def forget_matching(self, user_id: str, text: str) -> int:
+        query = fts_query(text)
+        if query is None:
+            return 0
+        with self._transaction() as connection:
+            deleted = connection.execute(
+                "DELETE FROM archived_turns WHERE user_id = ? AND id IN "
+                "(SELECT rowid FROM archived_turns_fts WHERE archived_turns_fts MATCH ?)",
+                (user_id, query),
+            ).rowcount
+            if deleted:
+                connection.execute("INSERT INTO archived_turns_fts (archived_turns_fts) VALUES ('rebuild')")
+        if deleted:
+            self._erase_free_pages()
+        return deleted
+
+    def _erase_free_pages(self) -> None:
         connection = self._connection()
-        # Then nothing of it may remain in free pages or in the write-ahead log.
+        # Nothing deleted may remain in free pages or in the write-ahead log.
         connection.execute("VACUUM")
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return facts + turns
+
+    # --- core memory ------------------------------------------------------------------------
+
+    def core_blocks(self, user_id: str) -> dict[str, str]:
+        rows = self._connection().execute(
+            "SELECT label, value FROM core_blocks WHERE user_id = ? ORDER BY label", (user_id,)
+        )
+        return dict(rows)
+
+    def save_core_block(self, user_id: str, label: str, value: str, *, now: float) -> None:
+        with self._transaction() as connection:
+            if value:
+                connection.execute(
+                    "INSERT INTO core_blocks (user_id, label, value, updated_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (user_id, label) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                    (user_id, label, value, now),
+                )
+            else:
+                connection.execute("DELETE FROM core_blocks WHERE user_id = ? AND label = ?", (user_id, label))
 
     def close(self) -> None:
         self._db.close()

@@ -56,6 +56,13 @@ CREATE TABLE IF NOT EXISTS course_archived_turns (
 );
 CREATE INDEX IF NOT EXISTS course_archived_turns_by_user ON course_archived_turns (user_id, session_id);
 CREATE INDEX IF NOT EXISTS course_archived_turns_search ON course_archived_turns USING gin (search);
+CREATE TABLE IF NOT EXISTS course_core_blocks (
+    user_id    text NOT NULL,
+    label      text NOT NULL,
+    value      text NOT NULL,
+    updated_at double precision NOT NULL,
+    PRIMARY KEY (user_id, label)
+);
 """
 FACT_COLUMNS = "user_id, kind, value, session_id, turn, created_at"
 TURN_COLUMNS = "user_id, session_id, turn, user_text, assistant_text, created_at"
@@ -160,9 +167,43 @@ class PostgresMemoryStore(LongTermStore):
                 turns = connection.execute(
                     "DELETE FROM course_archived_turns WHERE user_id = %s", (user_id,)
                 ).rowcount
+                blocks = connection.execute("DELETE FROM course_core_blocks WHERE user_id = %s", (user_id,)).rowcount
             # Deleted rows stay in heap pages and in the GIN and b-tree indexes until rewritten.
-            self._db.erase_deleted_rows("course_user_facts", "course_archived_turns")
-        return facts + turns
+            self._db.erase_deleted_rows("course_user_facts", "course_archived_turns", "course_core_blocks")
+        return facts + turns + blocks
+
+    def forget_matching(self, user_id: str, text: str) -> int:
+        query = tsquery(text)
+        if query is None:
+            return 0
+        with self._guard():
+            with self._db.transaction() as connection:
+                deleted = connection.execute(
+                    "DELETE FROM course_archived_turns WHERE user_id = %s AND search @@ to_tsquery('russian', %s)",
+                    (user_id, query),
+                ).rowcount
+            if deleted:
+                self._db.erase_deleted_rows("course_archived_turns")
+        return deleted
+
+    # --- core memory ------------------------------------------------------------------------
+
+    def core_blocks(self, user_id: str) -> dict[str, str]:
+        rows = self._rows("SELECT label, value FROM course_core_blocks WHERE user_id = %s ORDER BY label", (user_id,))
+        return {label: value for label, value in rows}
+
+    def save_core_block(self, user_id: str, label: str, value: str, *, now: float) -> None:
+        with self._guard(), self._db.transaction() as connection:
+            if value:
+                connection.execute(
+                    "INSERT INTO course_core_blocks (user_id, label, value, updated_at) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (user_id, label) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                    (user_id, label, value, now),
+                )
+            else:
+                connection.execute(
+                    "DELETE FROM course_core_blocks WHERE user_id = %s AND label = %s", (user_id, label)
+                )
 
     def close(self) -> None:
         self._db.close()

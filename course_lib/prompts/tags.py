@@ -17,6 +17,7 @@ COURSE_TAGS = (
     "user_memory",
     "recalled_turns",
     "memory_source",
+    "core_memory",
 )
 _TAG_PATTERN = re.compile(r"<(\s*/?\s*(?:%s)\b)" % "|".join(COURSE_TAGS), re.IGNORECASE)
 

@@ -76,6 +76,15 @@ class MergedStore(LongTermStore):
     def forget(self, user_id: str) -> int:
         return self.inner.forget(user_id)
 
+    def forget_matching(self, user_id: str, text: str) -> int:
+        return self.inner.forget_matching(user_id, text)
+
+    def core_blocks(self, user_id: str) -> dict[str, str]:
+        return self.inner.core_blocks(user_id)
+
+    def save_core_block(self, user_id: str, label: str, value: str, *, now: float) -> None:
+        self.inner.save_core_block(user_id, label, value, now=now)
+
     def close(self) -> None:
         self.inner.close()
 

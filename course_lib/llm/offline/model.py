@@ -298,7 +298,10 @@ class OfflineModel:
             said, plain = tool_rules.answer_from_results(messages)
             text = " ".join(part for part in (said, self.reply_text(plain) if plain else "") if part)
         else:  # earlier exchanges are context the text reply does not read
-            text = self.reply_text([m for m in messages if m["role"] != "tool" and not m.get("tool_calls")])
+            plain = [m for m in messages if m["role"] != "tool" and not m.get("tool_calls")]
+            text = tool_rules.contact_answer(messages) or self.reply_text(
+                tool_rules.with_core_memory(plain, tool_rules.core_memory_text(messages))
+            )
         tokens = self._encoding.encode(text, disallowed_special=())
         finish_reason = "stop"
         if fault == "empty":
@@ -329,7 +332,7 @@ class OfflineModel:
         self, payload: dict[str, Any], messages: list[dict[str, Any]], message: dict[str, Any],
         finish_reason: str, completion_tokens: int,
     ) -> OfflineResponse:  # fmt: skip
-        prompt_tokens = self._counter.count_messages(_counted(messages))
+        prompt_tokens = self._counter.count_messages(messages)  # tool calls and ids count too
         cached_tokens = self._cache.lookup_and_remember(self._prompt_blocks(messages)) if self._cache else 0
         if self.usage_scale != 1.0:  # another tokenizer: the provider's own count, not ours
             prompt_tokens = math.ceil(prompt_tokens * self.usage_scale)

@@ -12,9 +12,10 @@ message, the model decides by these rules, in order, and only ever calls a funct
 2. «Запомните: …»  →  `core_memory_append(label="заметки", text=<the words, verbatim>)` (a model
    obeys such a request: what it stores is the customer's text, which is why the application must
    render memory as data, never as instructions);
-3. a durable fact about the customer (phone, e-mail, name, order number, product, how to contact)
-   →  `core_memory_append(label="клиент", text="Телефон: …")`, or `archival_memory_insert(text=…)`
-   when only the archive is offered;
+3. a durable fact about the customer (phone, e-mail, name, order number, product, problem, how to
+   contact) that core memory does not hold yet →  `core_memory_append(label="клиент",
+   text="Телефон: …")`, or `archival_memory_insert(text=…)` when only the archive is offered; a new
+   value of a fact it holds →  `core_memory_replace(label="клиент", old=<that line>, new=…)`;
 4. a question about something the request does not contain (phone, e-mail, name, order, …)
    →  `archival_memory_search(query=<what>)`.
 Otherwise it answers in text. `tool_choice="required"` with no rule firing searches the archive for
@@ -25,6 +26,7 @@ text: what the results say about the customer's question, then its usual reply.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -33,7 +35,9 @@ from typing import Any
 from course_lib.llm.offline import intents
 from course_lib.llm.offline import lexicon as lx
 from course_lib.llm.offline.facts import extract_facts
-from course_lib.llm.offline.memory import EMAIL, PHONE
+from course_lib.llm.offline.dialogue import tag_block
+from course_lib.llm.offline.memory import EMAIL, PHONE, memory_facts
+from course_lib.prompts.tags import unwrap_tag
 
 CORE_APPEND = "core_memory_append"
 CORE_REPLACE = "core_memory_replace"
@@ -60,6 +64,11 @@ _ASKS = {
 }
 _SEARCH_WORDS = {"phone": "телефон", "email": "почта", "order": "номер заказа", "name": "имя", "product": "товар",
                  "damage": "повреждение", "problem": "проблема", "checks": "проверки", "preferences": "связь"}  # fmt: skip
+
+
+def customer_text(message: Mapping[str, Any]) -> str:
+    """What the customer wrote: the inside of the `<customer_message>` block, when there is one."""
+    return unwrap_tag("customer_message", str(message.get("content") or ""))
 
 
 def pairing_error(messages: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
@@ -99,7 +108,7 @@ def decide_calls(
     """The calls (name, arguments) the model makes for this request, by the rules above; [] = answer."""
     if not offered or tool_choice == "none" or not messages or messages[-1].get("role") != "user":
         return []
-    text = messages[-1].get("content") or ""
+    text = customer_text(messages[-1])
     calls = [(name, arguments) for name, arguments in _by_rules(text, messages[:-1]) if name in offered]
     forced = _forced_name(tool_choice)
     if forced is not None:
@@ -130,14 +139,28 @@ def _by_rules(text: str, earlier: Sequence[Mapping[str, Any]]) -> list[tuple[str
         return [(CORE_APPEND, {"label": NOTES_BLOCK, "text": words}), (ARCHIVE_INSERT, {"text": words})]
     asked = asked_kinds(norm, text)
     if asked:  # «Какой у меня телефон?» names a thing; it states no fact about it
-        request_text = "\n".join(str(m.get("content") or "") for m in earlier)
+        # Core memory counts as known: it is in every request (its lines, not the rules around it).
+        said = [str(m.get("content") or "") for m in earlier if "<core_memory>" not in str(m.get("content") or "")]
+        request_text = "\n".join([*said, core_memory_text(earlier)])
         missing = [kind for kind in asked if not _request_knows(kind, request_text)]
         return [(ARCHIVE_SEARCH, {"query": " ".join(_SEARCH_WORDS[kind] for kind in missing)})] if missing else []
-    found = durable_facts(text)
-    if found:
-        line = "; ".join(found)
+    known = {line.partition(":")[0]: line for line in core_memory_text(earlier).splitlines() if ":" in line}
+    new = [line for line in durable_facts(text) if not _already_known(line, known)]
+    changed = [line for line in new if line.partition(":")[0] in known]
+    if changed:  # a new value of a kept fact replaces the old line, one call per step
+        line = changed[0]
+        return [(CORE_REPLACE, {"label": CUSTOMER_BLOCK, "old": known[line.partition(":")[0]], "new": line})]
+    if new:
+        line = "\n".join(new)
         return [(CORE_APPEND, {"label": CUSTOMER_BLOCK, "text": line}), (ARCHIVE_INSERT, {"text": line})]
     return []
+
+
+def _already_known(line: str, known: Mapping[str, str]) -> bool:
+    """Core memory already says this, or more («Проблема: трещина на подставке» ⊇ «трещина»)."""
+    label, _, value = line.partition(":")
+    kept = known.get(label)
+    return kept is not None and value.strip().casefold() in kept.partition(":")[2].casefold()
 
 
 def durable_facts(text: str) -> list[str]:
@@ -155,6 +178,8 @@ def durable_facts(text: str) -> list[str]:
         found.append(f"Номер заказа: {facts.order_number}")
     if facts.product:
         found.append(f"Товар: {facts.product}")
+    if facts.problem:
+        found.append(f"Проблема: {facts.problem}")
     if facts.preferences:
         found.append(f"Связь: {facts.preferences[-1]}")
     return found
@@ -172,15 +197,51 @@ def asked_kinds(norm: str, text: str) -> list[str]:
     return kinds + [kind for kind in intents.recall_kinds(norm, extract_facts(text)) if kind not in kinds]
 
 
+def core_memory_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The lines of the request's `<core_memory>` blocks (in the instruction), unescaped."""
+    found = []
+    for message in messages:
+        block = tag_block(str(message.get("content") or ""), "core_memory")
+        if block:
+            found += [html.unescape(line) for line in block.splitlines()[1:]
+                      if line and not line.startswith(("<block", "</block", "(пусто)"))]  # fmt: skip
+    return "\n".join(found)
+
+
+def with_core_memory(messages: list[dict[str, str]], core: str) -> list[dict[str, str]]:
+    """The request as the text reply reads it: core memory's lines as a `<user_memory>` block,
+    right after the instruction (core memory is read like the memory of notebook 08)."""
+    if not core:
+        return messages
+    block = {"role": "user", "content": f"<user_memory>\n{core}\n</user_memory>"}
+    at = 1 if messages and messages[0].get("role") in ("developer", "system") else 0
+    return [*messages[:at], block, *messages[at:]]
+
+
 def _request_knows(kind: str, request_text: str) -> bool:
     if kind == "phone":
         return bool(PHONE.search(request_text))
     if kind == "email":
         return bool(EMAIL.search(request_text))
-    facts = extract_facts(request_text)
+    facts = extract_facts(request_text).merge(memory_facts(request_text))
     field = {"order": "order_number", "name": "customer_name", "product": "product", "damage": "damaged_part",
              "problem": "problem", "checks": "checks", "preferences": "preferences"}[kind]  # fmt: skip
     return bool(getattr(facts, field))
+
+
+def contact_answer(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """«Ваш телефон: …» when the customer asks for a phone or e-mail that a `<core_memory>` block of
+    the request holds (core memory is in every request: no search needed); else None."""
+    if not messages or messages[-1].get("role") != "user":
+        return None
+    memory = "\n".join(
+        str(m.get("content") or "") for m in messages[:-1] if "<core_memory>" in str(m.get("content") or "")
+    )
+    text = customer_text(messages[-1])
+    asked = asked_kinds(lx.normalize(text), text)
+    if not memory or not asked or not set(asked) <= set(_ASKS):
+        return None
+    return _search_answer(text, memory)
 
 
 def ends_with_results(messages: Sequence[Mapping[str, Any]]) -> bool:
@@ -196,7 +257,7 @@ def answer_from_results(messages: Sequence[Mapping[str, Any]]) -> tuple[str, lis
         start -= 1
     calls = {call["id"]: call["function"]["name"] for call in messages[start - 1].get("tool_calls") or ()}
     question = next((m for m in reversed(messages[: start - 1]) if m.get("role") == "user"), None)
-    question_text = str(question.get("content") or "") if question else ""
+    question_text = customer_text(question) if question else ""
     sentences = []
     found_text = []
     for result in messages[start:end]:
@@ -219,7 +280,7 @@ def answer_from_results(messages: Sequence[Mapping[str, Any]]) -> tuple[str, lis
     if found_text:
         memory = "\n".join(found_text)
         plain.insert(len(plain) - 1 if plain else 0, {"role": "user", "content": f"<user_memory>\n{memory}\n</user_memory>"})
-    return " ".join(sentence for sentence in sentences if sentence), plain
+    return " ".join(sentence for sentence in sentences if sentence), with_core_memory(plain, core_memory_text(messages))
 
 
 def _search_answer(question: str, content: str) -> str:

@@ -1,0 +1,179 @@
+"""`ToolMemoryChat`: the support chat whose model manages its own memory through tool calls.
+
+One turn is a loop: send the request with the tools → the model calls some → run them, append the
+assistant `tool_calls` message and one result per call → ask again, until the model answers in
+text or `max_steps` rounds of calls were made. Only a final reply that passed its checks changes
+anything: the turn (the customer's message, every exchange, the reply) joins the history as one
+unit, the memory edits of the turn are written, and the turn is archived for later searches.
+A failure at any step leaves the history and the memory exactly as they were.
+
+A model that answers in plain text instead of calling a tool is simply answered: its reply is the
+turn's reply, and nothing is remembered (the lesson shows why that loses facts).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from course_lib.chat_service import ChatService, normalize_user_text, validate_reply
+from course_lib.llm.errors import LLMClientError
+from course_lib.llm.tool_calls import assistant_message
+from course_lib.memory.store import LongTermStore
+from course_lib.messages import Message
+from course_lib.prompts.support_chat.v1_3_0 import SUPPORT_CHAT_PROMPT_V1_3_0
+from course_lib.russian import plural, tokens
+from course_lib.tokenizer import TokenCounter
+from course_lib.tool_memory.core_memory import render_core_memory
+from course_lib.tool_memory.exchanges import newest_turns_that_fit
+from course_lib.tool_memory.memory_tools import MemoryTools
+from course_lib.tool_memory.registry import run_tool_calls, tool_specs
+
+MAX_STEPS = 4
+"""Rounds of tool calls per turn; the request after the last round must be answered in text."""
+TIMES = ("раз", "раза", "раз")
+SHOWN_CHARS = 60
+
+
+class ToolAgentError(RuntimeError):
+    """The turn could not be completed; the history and the memory are unchanged."""
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """One call the model made this turn and what it got back."""
+
+    name: str
+    arguments: str
+    result: str
+
+    def line(self) -> str:
+        """`⚙ имя(аргументы) → результат`, shortened to one line."""
+        return f"⚙ {self.name}({_short(self.arguments)}) → {_short(self.result)}"
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    text: str
+    steps: tuple[ToolStep, ...]
+    turn: tuple[Message, ...]
+    """The whole turn as it joined the history: question, exchanges, reply."""
+    model_calls: int
+    input_tokens: int
+    """Input tokens of all the turn's requests, by the server's count when it sent one."""
+
+
+class ToolMemoryChat:
+    """One user's chat with memory tools; `new_session()` starts a dialogue, the memory stays."""
+
+    def __init__(
+        self,
+        llm_client: Any,
+        store: LongTermStore,
+        user_id: str,
+        *,
+        input_token_budget: int = 3000,
+        max_steps: int = MAX_STEPS,
+        limits: dict[str, int] | None = None,
+        counter: TokenCounter | None = None,
+        clock: Callable[[], float] = time.time,
+        new_session_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+    ) -> None:
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise ToolAgentError("Нужно непустое имя пользователя: память ведётся для каждого клиента отдельно.")
+        if isinstance(input_token_budget, bool) or not isinstance(input_token_budget, int) or input_token_budget < 1:
+            raise ToolAgentError("Бюджет входа должен быть целым числом токенов не меньше 1.")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise ToolAgentError("max_steps должен быть целым числом не меньше 1.")
+        self.llm_client = llm_client
+        self.user_id = user_id.strip()
+        self.tools = MemoryTools(store, self.user_id, limits=limits, clock=clock)
+        self.input_token_budget = input_token_budget
+        self.max_steps = max_steps
+        self.counter = counter or TokenCounter()
+        self._new_session_id = new_session_id
+        self._clock = clock
+        self.new_session()
+
+    def new_session(self) -> str:
+        self.session_id = self._new_session_id()
+        self._turns: list[list[Message]] = []
+        return self.session_id
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        return tuple(message for turn in self._turns for message in turn)
+
+    def instruction(self) -> Message:
+        memory = render_core_memory(self.tools.blocks(), self.tools.limits)
+        return {"role": "developer", "content": f"{SUPPORT_CHAT_PROMPT_V1_3_0.render()}\n\n{memory}"}
+
+    def reply(self, user_text: str, *, on_step: Callable[[ToolStep], None] | None = None) -> ToolReply:
+        text = normalize_user_text(user_text, ToolAgentError)
+        self.tools.begin()
+        try:
+            pending, steps, calls, spent = self._run_turn(text, on_step)
+        except BaseException:
+            self.tools.begin()  # what the failed turn staged is dropped, not left for /memory or the next turn
+            raise
+        turn_number = len(self._turns) + 1
+        self.tools.commit(self.session_id, turn_number)
+        self.tools.store.archive_turn(
+            self.user_id, self.session_id, turn_number, text, pending[-1]["content"], now=self._clock()
+        )
+        self._turns.append(pending)
+        return ToolReply(pending[-1]["content"], tuple(steps), tuple(pending), calls, spent)
+
+    def _run_turn(
+        self, text: str, on_step: Callable[[ToolStep], None] | None
+    ) -> tuple[list[Message], list[ToolStep], int, int]:
+        """The loop of one turn: (its messages, the calls made, model calls, input tokens)."""
+        pending: list[Message] = [ChatService.build_user_message(text)]
+        steps: list[ToolStep] = []
+        calls = spent = 0
+        specs = tool_specs(self.tools.registry)
+        while True:
+            request = self._request(pending)
+            try:
+                result = self.llm_client.generate(request, tools=specs)
+            except LLMClientError as error:
+                raise ToolAgentError(f"Не удалось получить ответ модели: {error} Память и история не изменились.") from error
+            calls += 1
+            spent += result.prompt_tokens or self.counter.count_messages(request)
+            if not result.tool_calls:
+                break
+            if calls > self.max_steps:
+                raise ToolAgentError(
+                    f"Модель вызывала инструменты {plural(self.max_steps, TIMES)} подряд и так и не ответила: "
+                    "ход отменён, память и история не изменились."
+                )
+            results = run_tool_calls(result.tool_calls, self.tools.registry)
+            pending += [assistant_message(result.text, result.tool_calls), *results]
+            for call, answer in zip(result.tool_calls, results):
+                step = ToolStep(call.name, call.raw_arguments, answer["content"])
+                steps.append(step)
+                if on_step is not None:
+                    on_step(step)
+        pending.append({"role": "assistant", "content": validate_reply(result, ToolAgentError)})
+        return pending, steps, calls, spent
+
+    def _request(self, pending: list[Message]) -> list[Message]:
+        """Instruction (with core memory) + the newest whole turns that fit + this turn so far."""
+        instruction = self.instruction()
+        fixed = self.counter.count_messages([instruction, *pending])
+        if fixed > self.input_token_budget:
+            raise ToolAgentError(
+                f"Инструкция, основная память и этот ход уже занимают {tokens(fixed)} при бюджете "
+                f"{self.input_token_budget}: запрос не отправлен, память и история не изменились."
+            )
+        cost = lambda turn: sum(self.counter.count_message(m) for m in turn)  # noqa: E731
+        window = newest_turns_that_fit(self._turns, self.input_token_budget - fixed, cost)
+        return [instruction, *(m for turn in window for m in turn), *pending]
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SHOWN_CHARS else flat[: SHOWN_CHARS - 1] + "…"
