@@ -25,6 +25,7 @@ from uuid import uuid4
 
 from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
 from course_lib.config import SettingsError, load_settings
+from course_lib.console_input import typed_lines
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
@@ -114,15 +115,8 @@ def run_console(
         out(f"Пользователь: {user_id}; долговременная память включена.")
         out("Команды: /new — новый диалог, /memory — что помнит чат, /forget — забыть всё, /exit — выход.")
 
-    while True:
-        try:
-            user_text = read("\nВы: ")
-        except (EOFError, KeyboardInterrupt):
-            out("")
-            return
+    for user_text in typed_lines(read, out):
         command = user_text.strip()
-        if command == "/exit":
-            return
         if memory is not None and command == "/memory":
             facts = memory.facts(user_id)
             out("Память о вас пуста." if not facts else "Чат помнит о вас:")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from course_lib.console_input import typed_lines
 from course_lib.tool_memory.agent import ToolAgentError, ToolMemoryChat
 
 
@@ -19,15 +20,8 @@ def run_tool_console(
     out(f"Пользователь: {chat.user_id}; память ведёт модель (инструменты).")
     out("Команды: /new — новый диалог, /memory — основная память, /forget — забыть всё, /exit — выход.")
     out(f"Session ID: {chat.session_id}")
-    while True:
-        try:
-            user_text = read("\nВы: ")
-        except (EOFError, KeyboardInterrupt):
-            out("")
-            return
+    for user_text in typed_lines(read, out):
         command = user_text.strip()
-        if command == "/exit":
-            return
         if command == "/new":
             out(f"Новый Session ID: {chat.new_session()}")
             continue
