@@ -7,13 +7,19 @@ reordered functions, one unused assignment, an unused helper plus an `if False:`
 one rewrite each (if/else swapped, strings split, `x = x`, for → while, an extracted helper,
 mirrored comparisons, comprehension → loop); honest pairs: each reference against an independently
 written solution (tests/similarity_honest/).
-Then the time of one comparison of two colluders' files padded to 25 KB and to 512 KB.
+Then the time of one comparison of two colluders' files padded to 25 KB and to 512 KB, and the
+similarity report of a class: 300 submissions (each exercise a random variant or rewrite of the
+reference, so most pairs are flagged: the worst case) graded in one batch, then one late hand-in
+against the 299 stored, cold and warm (`grader.state.update_similarity`, prints kept in OUT/.state).
 """
 
 from __future__ import annotations
 
 import ast
+import random
+import shutil
 import sys
+import tempfile
 import time
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -21,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from grader import similarity  # noqa: E402
-from course_lib.checking.catalog import BY_NAME, EXERCISES  # noqa: E402
+from grader import similarity, state  # noqa: E402
+from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout  # noqa: E402
 from similarity_variants import REWRITES, VARIANTS, honest_sources, reference, rewrite, variant  # noqa: E402
 
 OLD_LIMIT_SECONDS = 120.0
@@ -162,7 +168,41 @@ def main() -> int:
         else:
             old_text = "not run"  # quadratic: ~2 h extrapolated in issue 21
         print(f"{f'{size // 1024} KB files':28} {old_text:>12} {f'{new_seconds:.2f} s':>12}   (new score {new_value:.3f})")
+    print()
+    class_report(300)
     return 0
+
+
+def class_report(count: int) -> None:
+    """The class's similarity.csv: one batch of `count - 1`, then one late hand-in (cold, warm)."""
+    chance = random.Random(1)
+    pool = {
+        exercise.name: [source for source in (
+            [variant(exercise.name, exercise.entry, kind) for kind in VARIANTS]
+            + [rewrite(exercise.name, exercise.entry, kind) for kind in REWRITES]) if source]
+        for exercise in EXERCISES
+    }  # fmt: skip
+    submissions = {
+        f"s{number:03d}": {name: chance.choice(sources) + f"\n# {number}\n" for name, sources in pool.items()}
+        for number in range(count)
+    }
+    *batch_names, late_name = submissions
+    out = Path(tempfile.mkdtemp(prefix="bench-similarity-"))
+    try:
+        for name in batch_names:
+            state.save(out, name, [], submissions[name])
+        layout = CourseLayout(ROOT)
+        started = time.perf_counter()
+        _, rows = state.update_similarity(out, layout, EXERCISES, {n: submissions[n] for n in batch_names}, 0.9)
+        print(f"{f'{count - 1} submissions, one batch':28} {time.perf_counter() - started:>10.1f} s   ({rows} rows)")
+        late = {late_name: submissions[late_name]}
+        state.save(out, late_name, [], submissions[late_name])
+        for label in ("one late hand-in, cold", "the same again, warm"):
+            started = time.perf_counter()
+            state.update_similarity(out, layout, EXERCISES, late, 0.9)
+            print(f"{label:28} {time.perf_counter() - started:>10.1f} s   (against {count - 1} stored)")
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":
