@@ -214,3 +214,33 @@ def test_the_pairing_rule_rejects_exactly_the_cuts_inside_an_exchange():
         checked += 1
         rejected += expected_broken
     assert checked == 300 and 30 < rejected < 270  # both kinds of cut were tried
+
+
+def test_calls_written_as_text_are_read_as_calls():
+    from course_lib.llm.tool_calls import calls_in_text
+
+    text = ('Сейчас проверю.\n<tool_call>\n{"name": "archival_memory_search", "arguments": {"query": "телефон"}}\n'
+            '</tool_call>\n<tool_call>{"name": "f", "arguments": "{\\"a\\": 1}"}</tool_call><tool_call>{oops}</tool_call>'
+            '<tool_call>{"arguments": {}}</tool_call>')  # fmt: skip
+    rest, calls = calls_in_text(text)
+    assert rest == "Сейчас проверю."
+    assert [(c.id, c.name, c.arguments) for c in calls[:2]] == [
+        ("call_text_0", "archival_memory_search", {"query": "телефон"}), ("call_text_1", "f", {"a": 1})]
+    assert "не JSON" in calls[2].error and "name" in calls[3].error
+    assert calls_in_text("просто ответ") == ("просто ответ", ())
+
+
+def test_the_client_reads_a_servers_text_calls_only_when_tools_were_offered(monkeypatch, client):
+    from course_lib.llm import client as client_module
+
+    def texty(self, messages, role, options):
+        return client_module.LLMResult(
+            text='<tool_call>{"name": "archival_memory_search", "arguments": {"query": "телефон"}}</tool_call>',
+            finish_reason="stop", model="qwen", response_id="r", prompt_tokens=1, completion_tokens=1, total_tokens=2)
+
+    monkeypatch.setattr(client_module.LLMClient, "_complete", texty)
+    result = client.generate([PHONE_ASKED], tools=MEMORY_TOOLS)
+    assert result.finish_reason == "tool_calls" and result.text is None
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [(rules.ARCHIVE_SEARCH, {"query": "телефон"})]
+    plain = client.generate([PHONE_ASKED])  # no tools offered: the text is the reply, as it came
+    assert plain.tool_calls == () and plain.text.startswith("<tool_call>")

@@ -36,7 +36,16 @@ from course_lib.llm.errors import (
     LLMTimeoutError,
     LLMToolSequenceError,
 )
-from course_lib.llm.tool_calls import StreamedCalls, ToolCallRequest, ToolSpec, calls_of_message, check_tools, check_wire_message
+from course_lib.llm.tool_calls import (
+    TEXT_CALL_MARK,
+    StreamedCalls,
+    ToolCallRequest,
+    ToolSpec,
+    calls_in_text,
+    calls_of_message,
+    check_tools,
+    check_wire_message,
+)
 from course_lib.llm import trouble
 from course_lib.llm.offline import OFFLINE_BASE_URL, OfflineModel, OfflineTransport
 from course_lib.russian import tokens
@@ -116,6 +125,7 @@ class LLMClient:
         self._structured_output: bool | str | None = None  # True, "json_object", False: what the server took
         self._context_size: int | None = None
         self._context_size_asked = False
+        self._text_calls_noted = False
         self._lock = threading.Lock()
 
     @property
@@ -178,7 +188,22 @@ class LLMClient:
             raise translated from error
         if result.finish_reason == "length" and self.backend != "offline":
             trouble.note_cut_reply(result.finish_reason)
+        if options.tools and not result.tool_calls and TEXT_CALL_MARK in (result.text or ""):
+            result = self._read_text_calls(result)
         return result
+
+    def _read_text_calls(self, result: LLMResult) -> LLMResult:
+        """A reply that writes its calls as `<tool_call>` text is read as those calls (said once)."""
+        text, calls = calls_in_text(result.text or "")
+        if not self._text_calls_noted:
+            self._text_calls_noted = True
+            logger.warning(
+                "%s вернул вызов инструмента текстом (<tool_call>…), а не в tool_calls: курс читает его как "
+                "вызов. У llama-cpp-python так работает формат чата по умолчанию; "
+                "--chat_format chatml-function-calling возвращает tool_calls сам.",
+                self._server_label(),
+            )
+        return dataclasses.replace(result, text=text or None, tool_calls=calls, finish_reason="tool_calls")
 
     def measure_prompt_tokens(self, messages: Sequence[Message]) -> int | None:
         """The server's own count of these messages' input tokens, or None if it cannot tell.

@@ -10,7 +10,8 @@ shape; running the calls is the tool loop's job.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +90,38 @@ class StreamedCalls:
             read_call(part["id"], part["name"], "".join(part["arguments"]))
             for _, part in sorted(self._parts.items())
         )
+
+
+_TEXT_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+TEXT_CALL_MARK = "<tool_call>"
+
+
+def calls_in_text(text: str) -> tuple[str, tuple[ToolCallRequest, ...]]:
+    """Calls a model wrote as text in the Hermes format (Qwen 2.5 and others when the server does
+    not parse its tool calls, as llama-cpp-python's default chat format does not):
+    `<tool_call>{"name": …, "arguments": {…}}</tool_call>`. Returns (the text around them, the calls);
+    a block that is not such JSON is still a call, with `error`, so the model hears what was wrong."""
+    calls = []
+    for number, match in enumerate(_TEXT_CALL.finditer(text)):
+        call_id = f"call_text_{number}"
+        try:
+            data = json.loads(match.group(1))
+        except json.JSONDecodeError as error:
+            calls.append(_with_error(ToolCallRequest(call_id, "", match.group(1), None),
+                                     f"вызов в тексте — не JSON ({error.msg})"))  # fmt: skip
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            calls.append(_with_error(ToolCallRequest(call_id, "", match.group(1), None),
+                                     'в вызове нет "name" — имени инструмента'))  # fmt: skip
+            continue
+        arguments = data.get("arguments", {})
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        calls.append(read_call(call_id, data["name"], raw))
+    return _TEXT_CALL.sub("", text).strip(), tuple(calls)
+
+
+def offered(tools: Collection[Mapping[str, Any]]) -> set[str]:
+    return {tool["function"]["name"] for tool in tools}
 
 
 def assistant_message(content: str | None, calls: Sequence[ToolCallRequest]) -> Message:
