@@ -174,7 +174,7 @@ def test_streamed_deltas_are_assembled_per_call_index():
     calls.add([delta(0, "c0", "first", "")])
     calls.add([delta(1, "c1", "second", '{"q"')])
     calls.add([delta(0, arguments='{"a": ')])
-    calls.add([delta(0, arguments="1}"), delta(1, arguments=': "x"}')])
+    calls.add([delta(0, arguments="1}"), delta(1, name="second", arguments=': "x"}')])  # llama.cpp repeats names
     first, second = calls.calls()
     assert (first.id, first.name, first.arguments) == ("c0", "first", {"a": 1})
     assert (second.id, second.name, second.arguments) == ("c1", "second", {"q": "x"})
@@ -222,12 +222,24 @@ def test_calls_written_as_text_are_read_as_calls():
     text = ('Сейчас проверю.\n<tool_call>\n{"name": "archival_memory_search", "arguments": {"query": "телефон"}}\n'
             '</tool_call>\n<tool_call>{"name": "f", "arguments": "{\\"a\\": 1}"}</tool_call><tool_call>{oops}</tool_call>'
             '<tool_call>{"arguments": {}}</tool_call>')  # fmt: skip
-    rest, calls = calls_in_text(text)
+    rest, calls = calls_in_text(text, {"archival_memory_search"})
     assert rest == "Сейчас проверю."
     assert [(c.id, c.name, c.arguments) for c in calls[:2]] == [
         ("call_text_0", "archival_memory_search", {"query": "телефон"}), ("call_text_1", "f", {"a": 1})]
     assert "не JSON" in calls[2].error and "name" in calls[3].error
-    assert calls_in_text("просто ответ") == ("просто ответ", ())
+    assert calls_in_text("просто ответ", {"f"}) == ("просто ответ", ())
+    # Qwen2.5-Coder-0.5B on llama-cpp-python 0.3.36, measured: a fenced object, or bare ones per line.
+    fenced = '```json\n{\n  "name": "core_memory_append",\n  "arguments": {"label": "клиент", "text": "+7 912"}\n}\n```'
+    assert [(c.name, c.arguments) for c in calls_in_text(fenced, {"core_memory_append"})[1]] == [
+        ("core_memory_append", {"label": "клиент", "text": "+7 912"})]
+    bare = ('{"name": "memory_forget", "arguments": "{\\"query\\": \\"телефон\\"}"}\n'
+            '{"name": "archival_memory_insert", "arguments": {"text": "x"}}\n')
+    assert [c.name for c in calls_in_text(bare, {"memory_forget", "archival_memory_insert"})[1]] == [
+        "memory_forget", "archival_memory_insert"]
+    # Not calls: an unoffered name, an answer that only looks like JSON, a cut object.
+    assert calls_in_text(bare, {"memory_forget"})[1] == ()
+    assert calls_in_text('{"name": "Анна", "arguments": 1}', {"f"})[1] == ()
+    assert calls_in_text('{"name": "memory_forget", "arguments": {"query": "тел', {"memory_forget"})[1] == ()
 
 
 def test_the_client_reads_a_servers_text_calls_only_when_tools_were_offered(monkeypatch, client):

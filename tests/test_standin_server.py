@@ -373,3 +373,69 @@ def test_llama_cpp_python_gets_the_schema_as_json_object(tmp_path):
     assert formats and all(f.get("type") == "json_object" and f.get("schema") for f in formats)
     asked = [p.get("response_format", {}).get("type") for p in server.requests if "memory_source" in json.dumps(p, ensure_ascii=False)]
     assert asked.count("json_schema") == 1  # refused once, then the learned form every time
+
+
+# --- tools, as llama-cpp-python's default chat format handles them (issue 27) ---------------------
+
+
+def _memory_tool_specs(tmp_path):
+    from course_lib.tool_memory.memory_tools import MemoryTools
+    from course_lib.tool_memory.registry import tool_specs
+
+    return tool_specs(MemoryTools(MemoryStore(tmp_path / "specs.sqlite3"), "anna").registry)
+
+
+PHONE_SAID = [{"role": "system", "content": "Ты — оператор поддержки."},
+              {"role": "user", "content": "Мой телефон +7 912 345-67-89"}]  # fmt: skip
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_calls_come_back_as_text_and_the_client_reads_them(standin, tmp_path, stream, caplog):
+    tools = _memory_tool_specs(tmp_path)
+    with LLMClient(settings_for(standin)) as client:
+        result = client.generate(PHONE_SAID, tools=tools, on_delta=(lambda piece: None) if stream else None)
+    raw = standin.requests[-1]
+    assert raw["tools"] == tools
+    assert result.finish_reason == "tool_calls" and result.text is None
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("core_memory_append", {"label": "клиент", "text": "Телефон: +7 912 345-67-89"})]
+    assert "вызов инструмента текстом" in caplog.text
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_a_forced_function_returns_tool_calls_with_llamas_ids_and_repeated_names(standin, tmp_path, stream):
+    tools = _memory_tool_specs(tmp_path)
+    with LLMClient(settings_for(standin)) as client:
+        result = client.generate(PHONE_SAID, tools=tools, on_delta=(lambda piece: None) if stream else None,
+                                 tool_choice={"type": "function", "function": {"name": "core_memory_append"}})
+    (call,) = result.tool_calls
+    assert call.name == "core_memory_append"  # not "core_memory_appendcore_memory_append…"
+    assert call.id.startswith("call__0_core_memory_append_") and call.arguments["label"] == "клиент"
+
+
+def test_a_cut_exchange_is_accepted_here_and_a_null_content_is_a_500(standin, tmp_path):
+    tools = _memory_tool_specs(tmp_path)
+    orphan = [PHONE_SAID[0], {"role": "tool", "tool_call_id": "call_1", "content": "Записано."},
+              {"role": "user", "content": "Спасибо"}]  # fmt: skip
+    with LLMClient(settings_for(standin)) as client:
+        assert client.generate(orphan, tools=tools).finish_reason == "stop"  # no 400, unlike OpenAI
+        standin_null = [*PHONE_SAID, {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "memory_forget", "arguments": "{}"}}]}]
+        with pytest.raises(errors.LLMClientError):
+            client.generate(standin_null, tools=tools)
+
+
+def test_the_tool_chat_runs_on_the_standin(standin, tmp_path):
+    from course_lib.tool_memory.agent import ToolMemoryChat
+
+    store = MemoryStore(tmp_path / "memory.sqlite3")
+    with LLMClient(settings_for(standin)) as client:
+        chat = ToolMemoryChat(client, store, "anna", input_token_budget=3000)
+        stored = chat.reply("Мой телефон +7 912 345-67-89")
+        assert [s.name for s in stored.steps] == ["core_memory_append"]
+        # Every assistant message the course sent had string content (the server refuses null).
+        sent = [m for r in standin.requests for m in r["messages"] if m["role"] == "assistant"]
+        assert sent and all(isinstance(m["content"], str) for m in sent)
+        chat.new_session()
+        assert chat.reply("Какой у меня телефон?").text == "Ваш телефон: +7 912 345-67-89."
+    store.close()

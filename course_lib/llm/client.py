@@ -37,11 +37,11 @@ from course_lib.llm.errors import (
     LLMToolSequenceError,
 )
 from course_lib.llm.tool_calls import (
-    TEXT_CALL_MARK,
     StreamedCalls,
     ToolCallRequest,
     ToolSpec,
     calls_in_text,
+    offered,
     calls_of_message,
     check_tools,
     check_wire_message,
@@ -188,19 +188,21 @@ class LLMClient:
             raise translated from error
         if result.finish_reason == "length" and self.backend != "offline":
             trouble.note_cut_reply(result.finish_reason)
-        if options.tools and not result.tool_calls and TEXT_CALL_MARK in (result.text or ""):
-            result = self._read_text_calls(result)
+        if options.tools and not result.tool_calls and result.text:
+            result = self._read_text_calls(result, offered(options.tools))
         return result
 
-    def _read_text_calls(self, result: LLMResult) -> LLMResult:
-        """A reply that writes its calls as `<tool_call>` text is read as those calls (said once)."""
-        text, calls = calls_in_text(result.text or "")
+    def _read_text_calls(self, result: LLMResult, names: set[str]) -> LLMResult:
+        """A reply that writes its calls as text is read as those calls (said once in the log)."""
+        text, calls = calls_in_text(result.text or "", names)
+        if not calls:
+            return result
         if not self._text_calls_noted:
             self._text_calls_noted = True
             logger.warning(
-                "%s вернул вызов инструмента текстом (<tool_call>…), а не в tool_calls: курс читает его как "
-                "вызов. У llama-cpp-python так работает формат чата по умолчанию; "
-                "--chat_format chatml-function-calling возвращает tool_calls сам.",
+                "%s вернул вызов инструмента текстом, а не в tool_calls: курс читает его как "
+                "вызов. Так отвечает, например, llama-cpp-python с форматом чата по умолчанию: "
+                "инструменты он показывает модели, но её вызовы не разбирает.",
                 self._server_label(),
             )
         return dataclasses.replace(result, text=text or None, tool_calls=calls, finish_reason="tool_calls")

@@ -80,8 +80,10 @@ class StreamedCalls:
                 part["id"] = delta.id
             function = getattr(delta, "function", None)
             if function is not None:
-                if getattr(function, "name", None):
-                    part["name"] += function.name
+                name = getattr(function, "name", None)
+                # OpenAI sends the name once; llama-cpp-python repeats it in every delta.
+                if name and name != part["name"]:
+                    part["name"] += name
                 if getattr(function, "arguments", None):
                     part["arguments"].append(function.arguments)
 
@@ -93,31 +95,66 @@ class StreamedCalls:
 
 
 _TEXT_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-TEXT_CALL_MARK = "<tool_call>"
+_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
 
 
-def calls_in_text(text: str) -> tuple[str, tuple[ToolCallRequest, ...]]:
-    """Calls a model wrote as text in the Hermes format (Qwen 2.5 and others when the server does
-    not parse its tool calls, as llama-cpp-python's default chat format does not):
-    `<tool_call>{"name": …, "arguments": {…}}</tool_call>`. Returns (the text around them, the calls);
-    a block that is not such JSON is still a call, with `error`, so the model hears what was wrong."""
-    calls = []
-    for number, match in enumerate(_TEXT_CALL.finditer(text)):
-        call_id = f"call_text_{number}"
+def calls_in_text(text: str, offered: Collection[str]) -> tuple[str, tuple[ToolCallRequest, ...]]:
+    """Calls a model wrote as text, when the server does not parse them (llama-cpp-python's default
+    chat format renders the tools into the prompt and returns whatever the model wrote). Two forms:
+    - Hermes blocks, `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (Qwen 2.5's template asks
+      for them): each block is a call; one that is not such JSON is a call with `error`;
+    - a reply that is nothing but such objects, one or more, perhaps in a ```json fence (what
+      Qwen2.5-Coder-0.5B wrote on llama-cpp-python 0.3.36): read only when every object names an
+      offered function, so an ordinary answer is never mistaken for a call.
+    Returns (the text around the calls, the calls); (text, ()) when there are none."""
+    if "<tool_call>" in text:
+        calls = [_text_call(f"call_text_{n}", m.group(1)) for n, m in enumerate(_TEXT_CALL.finditer(text))]
+        return _TEXT_CALL.sub("", text).strip(), tuple(calls)
+    objects = _json_objects(_FENCE.sub("", text))
+    if not objects or not all(isinstance(o.get("name"), str) and o["name"] in offered and "arguments" in o
+                              for o in objects):  # fmt: skip
+        return text, ()
+    return "", tuple(_call_of(f"call_text_{n}", o) for n, o in enumerate(objects))
+
+
+def looks_like_call(text: str | None) -> bool:
+    """Whether a reply is a tool call the model wrote as text but that could not be read (a cut or
+    malformed object): never an answer to show a customer."""
+    body = _FENCE.sub("", text or "").lstrip()
+    return body.startswith(("{", "<tool_call>")) and '"name"' in body[:300]
+
+
+def _json_objects(text: str) -> list[dict[str, Any]] | None:
+    """`text` as a run of JSON objects separated by whitespace, or None."""
+    decoder, found, at = json.JSONDecoder(), [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return found or None
         try:
-            data = json.loads(match.group(1))
-        except json.JSONDecodeError as error:
-            calls.append(_with_error(ToolCallRequest(call_id, "", match.group(1), None),
-                                     f"вызов в тексте — не JSON ({error.msg})"))  # fmt: skip
-            continue
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-            calls.append(_with_error(ToolCallRequest(call_id, "", match.group(1), None),
-                                     'в вызове нет "name" — имени инструмента'))  # fmt: skip
-            continue
-        arguments = data.get("arguments", {})
-        raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-        calls.append(read_call(call_id, data["name"], raw))
-    return _TEXT_CALL.sub("", text).strip(), tuple(calls)
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        found.append(value)
+
+
+def _text_call(call_id: str, body: str) -> ToolCallRequest:
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as error:
+        return _with_error(ToolCallRequest(call_id, "", body, None), f"вызов в тексте — не JSON ({error.msg})")
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return _with_error(ToolCallRequest(call_id, "", body, None), 'в вызове нет "name" — имени инструмента')
+    return _call_of(call_id, data)
+
+
+def _call_of(call_id: str, data: Mapping[str, Any]) -> ToolCallRequest:
+    arguments = data.get("arguments", {})
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return read_call(call_id, data["name"], raw)
 
 
 def offered(tools: Collection[Mapping[str, Any]]) -> set[str]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from course_lib.chat_service import ChatService, normalize_user_text, validate_reply
 from course_lib.llm.errors import LLMClientError
-from course_lib.llm.tool_calls import assistant_message
+from course_lib.llm.tool_calls import assistant_message, looks_like_call
 from course_lib.memory.store import LongTermStore
 from course_lib.messages import Message
 from course_lib.prompts.support_chat.v1_3_0 import SUPPORT_CHAT_PROMPT_V1_3_0
@@ -157,6 +157,14 @@ class ToolMemoryChat:
                 steps.append(step)
                 if on_step is not None:
                     on_step(step)
+        if looks_like_call(result.text):
+            shown = " ".join((result.text or "").split())[:80]
+            raise ToolAgentError(
+                f"Модель ответила не текстом для клиента, а вызовом инструмента, который не удалось разобрать "
+                f"(«{shown}…»). Ход не сохранён: память и история не изменились. Так отвечают маленькие "
+                "локальные модели (Qwen2.5-Coder-0.5B на llama-cpp-python): для памяти через инструменты нужна "
+                "модель, которая вызывает их по протоколу."
+            )
         pending.append({"role": "assistant", "content": validate_reply(result, ToolAgentError)})
         return pending, steps, calls, spent
 

@@ -14,7 +14,15 @@ course found llama-cpp-python 0.3.x to behave with small local models:
 - memory extraction answers that invent facts: a phone and an e-mail nobody gave, a new order
   number and name for a question, a command stored as a `problem`;
 - optionally (`rambling=True`) SmolLM2-135M's habit: it never stops by itself, every answer runs to
-  `max_tokens` and ends with `finish_reason="length"`.
+  `max_tokens` and ends with `finish_reason="length"`;
+- tools as llama-cpp-python 0.3.36's default chat format handles them (measured with
+  Qwen2.5-Coder-0.5B): the tools go into the prompt, but a call comes back as the model's *text*
+  (`{"name": …, "arguments": "…"}` per line, `finish_reason="stop"`); only a `tool_choice` that names
+  a function returns `tool_calls` (id `call__0_<name>_<completion id>`, with the legacy
+  `function_call` beside it, and in a stream every delta repeats the id and the name);
+  `tool_choice="required"` is ignored; a cut exchange (a `tool` message without its call, a call
+  without its result) is accepted, no 400; an assistant message with `"content": null` is a 500
+  validation error (the content must be a string).
 
 Replies are written by the course's offline model (it reads the request like a model would), so
 a dialogue makes sense. Standard library only; binds 127.0.0.1 on a free port.
@@ -76,7 +84,7 @@ class LlamaCppStandIn:
         self.json_object_only = json_object_only
         self.rambling = rambling
         self.brain = OfflineModel(model_name=model_name, accepted_instruction_roles=frozenset({"system"}),
-                                  prompt_cache=False)
+                                  prompt_cache=False, tool_pairing=False)
         self.requests: deque[dict[str, Any]] = deque(maxlen=200)
         """Parsed bodies of chat requests, most recent last."""
         self.counted: deque[tuple[dict[str, Any], int]] = deque(maxlen=500)
@@ -155,8 +163,17 @@ class LlamaCppStandIn:
         if self.json_object_only and kind not in (None, "text", "json_object"):
             return 500, {"error": {"message": "1 validation error: ('body', 'response_format', 'type'): "
                                               "Input should be 'text' or 'json_object'", "type": "internal_server_error"}}
+        null_content = _assistant_with_null_content(payload)
+        if null_content is not None:
+            return 500, {"error": {"message": f"7 validation errors:\n  {{'type': 'string_type', 'loc': ('body', "
+                                              f"'messages', {null_content}, 'ChatCompletionRequestAssistantMessage', "
+                                              "'content'), 'msg': 'Input should be a valid string', 'input': None}",
+                                   "type": "internal_server_error"}}  # fmt: skip
+        forced = _forced_function(payload)
         if isinstance(payload, dict):  # the brain writes the whole reply; streaming is ours
             plain = {k: v for k, v in payload.items() if k not in ("stream", "stream_options")}
+            if plain.get("tool_choice") == "required":
+                plain["tool_choice"] = "auto"  # not supported: the model chooses as with "auto"
             body = json.dumps(plain, ensure_ascii=False).encode("utf-8")
         result = self.brain.complete(body)
         assert not isinstance(result, OfflineStream)
@@ -175,6 +192,7 @@ class LlamaCppStandIn:
                 "Please reduce the length of the messages or completion.",
                 "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}
         completion = dict(result.body)
+        completion = _as_llama_calls(completion, forced)
         if self.invent_facts and tag_block(_last_user(messages), "memory_source") is not None:
             completion = _with_message(completion, invent(completion["choices"][0]["message"]["content"],
                                                           tag_block(_last_user(messages), "memory_source") or ""))
@@ -186,10 +204,62 @@ class LlamaCppStandIn:
         if not streaming:
             return 200, completion
         chunks = [c for c in stream_chunks(completion, include_usage=False)]
+        if forced is not None:
+            chunks = _repeating_names(chunks)
         if prompt_tokens + int(limit) > self.n_ctx:
             # What the course saw: the stream just ends, with no finish reason and no error event.
             chunks = chunks[:1]
         return 200, tuple(chunks)
+
+
+def _assistant_with_null_content(payload: Any) -> int | None:
+    """The index of an assistant message whose content is null (llama-cpp-python's pydantic refuses it)."""
+    messages = payload.get("messages") if isinstance(payload, dict) else None
+    for index, message in enumerate(messages if isinstance(messages, list) else []):
+        if isinstance(message, dict) and message.get("role") == "assistant" and message.get("content", "") is None:
+            return index
+    return None
+
+
+def _forced_function(payload: Any) -> str | None:
+    choice = payload.get("tool_choice") if isinstance(payload, dict) else None
+    function = choice.get("function") if isinstance(choice, dict) else None
+    return function.get("name") if isinstance(function, dict) else None
+
+
+def _as_llama_calls(completion: dict[str, Any], forced: str | None) -> dict[str, Any]:
+    """The brain's tool calls as llama-cpp-python returns them: text, unless a function was forced."""
+    message = completion["choices"][0]["message"]
+    calls = message.get("tool_calls")
+    if not calls:
+        return completion
+    choice = dict(completion["choices"][0])
+    if forced is None:
+        text = "\n".join(json.dumps({"name": c["function"]["name"], "arguments": c["function"]["arguments"]},
+                                    ensure_ascii=False) for c in calls)  # fmt: skip
+        choice["message"] = {"role": "assistant", "content": text}
+        choice["finish_reason"] = "stop"
+    else:
+        call = {**calls[0], "id": f"call__0_{forced}_{completion['id']}"}
+        choice["message"] = {"role": "assistant", "content": None, "tool_calls": [call],
+                             "function_call": dict(call["function"])}  # fmt: skip
+    return {**completion, "choices": [choice]}
+
+
+def _repeating_names(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A stream of a forced call as llama-cpp-python sends it: every delta names the call again."""
+    head = next((c["choices"][0]["delta"]["tool_calls"][0] for c in chunks
+                 if c.get("choices") and "id" in (c["choices"][0]["delta"].get("tool_calls") or [{}])[0]), None)  # fmt: skip
+    if head is None:
+        return chunks
+    repeated = []
+    for chunk in chunks:
+        delta = chunk["choices"][0]["delta"] if chunk.get("choices") else {}
+        for part in delta.get("tool_calls") or ():
+            part.update(id=head["id"], type="function")
+            part["function"] = {"name": head["function"]["name"], "arguments": part["function"].get("arguments", "")}
+        repeated.append(chunk)
+    return repeated
 
 
 def ramble(completion: dict[str, Any], limit: int) -> dict[str, Any]:

@@ -83,13 +83,16 @@ class OfflineModel:
         accepted_instruction_roles: frozenset[str] = frozenset({"developer", "system"}),
         usage_scale: float = 1.0,
         prompt_cache: bool = True,
+        tool_pairing: bool = True,
     ) -> None:
         """`usage_scale` simulates a provider whose tokenizer counts differently (2.6 for a small
         local model on Russian text): its `usage` is the course's count times this factor.
-        `prompt_cache` reports `cached_tokens` by OpenAI's rule (see `PromptCache`)."""
+        `prompt_cache` reports `cached_tokens` by OpenAI's rule (see `PromptCache`).
+        `tool_pairing=False` accepts a cut tool exchange, as llama-cpp-python does (OpenAI answers 400)."""
         if not usage_scale > 0:
             raise ValueError("usage_scale должен быть больше нуля.")
         self.usage_scale = usage_scale
+        self.tool_pairing = tool_pairing
         self.model_name = model_name
         self.encoding_name = encoding_name
         self.accepted_instruction_roles = frozenset(accepted_instruction_roles)
@@ -228,7 +231,7 @@ class OfflineModel:
                 400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
                 "invalid_request_error", param="tool_choice",
             ))  # fmt: skip
-        broken = tool_rules.pairing_error(messages)
+        broken = tool_rules.pairing_error(messages) if self.tool_pairing else None
         if broken is not None:
             index, message = broken
             raise _RequestError(_error(400, message, "invalid_request_error", param=f"messages.[{index}].role"))
