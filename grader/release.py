@@ -18,6 +18,9 @@ result independently of how it was built:
 * no Python file imports the instructor's package or a test helper, and no test file is inside;
 * the README holds no instructor-only text (solutions, hidden cases, grade, release, autograder).
 Exit code 0 when the bundle is built and verified, 1 when verification fails, 2 on usage errors.
+The bundle is built and verified in a temporary folder next to `--out` and moved into place only
+after every check passed: a failed release leaves nothing at `--out` (and, with `--force`, the
+previous bundle as it was).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -238,6 +243,19 @@ def _is_substantial(dump: str) -> bool:
     return "Raise" in dump or "Return" in dump or "For(" in dump or "If(" in dump
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux says it (os.umask sets it to read it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m grader release",
@@ -269,15 +287,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Ошибка: {out} не похожа на пакет курса ({MARKER} нет), не удаляю.",
                   file=sys.stderr)
             return 2
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = build_bundle(layout, out)
-    problems = verify_bundle(out, layout)
-    if problems:
-        print("Пакет НЕ прошёл проверку:", file=sys.stderr)
-        for problem in problems:
-            print(f"  - {problem}", file=sys.stderr)
-        return 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        written = build_bundle(layout, building)
+        problems = verify_bundle(building, layout)
+        if problems:
+            print("Пакет НЕ прошёл проверку; в папке пакета ничего не изменилось:", file=sys.stderr)
+            for problem in problems:
+                print(f"  - {problem}", file=sys.stderr)
+            return 1
+        os.chmod(building, 0o777 & ~_umask())  # as mkdir would have made it (mkdtemp makes 0700)
+        if out.exists():
+            shutil.rmtree(out)  # the previous bundle (checked above), replaced only by a verified one
+        os.replace(building, out)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
     hidden = len(list(layout.hidden_cases_dir.glob("*.json")))
     solutions = len(list(layout.solutions_dir.glob("*.py")))
     print(

@@ -132,3 +132,29 @@ def test_help_names_the_command_as_invoked(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert capsys.readouterr().out.startswith("usage: python -m grader grade")
+
+
+def test_a_failed_release_leaves_nothing_and_keeps_the_previous_bundle(tmp_path, monkeypatch, capsys):
+    # issue 31: a bundle that failed verification used to stay at --out, the reference solution inside.
+    real_build = release.build_bundle
+
+    def leaky_build(layout, out):
+        written = real_build(layout, out)
+        shutil.copyfile(LAYOUT.solutions_dir / "commit_turn.py", out / "notebooks" / "helper.py")
+        return written
+
+    fresh = tmp_path / "fresh"
+    monkeypatch.setattr(release, "build_bundle", leaky_build)
+    assert release.main(["--out", str(fresh)]) == 1
+    assert not fresh.exists() and [p.name for p in tmp_path.iterdir()] == []
+    assert "ничего не изменилось" in capsys.readouterr().err
+    monkeypatch.setattr(release, "build_bundle", real_build)
+    previous = tmp_path / "previous"
+    assert release.main(["--out", str(previous)]) == 0
+    before = sorted(str(p.relative_to(previous)) for p in previous.rglob("*"))
+    monkeypatch.setattr(release, "build_bundle", leaky_build)
+    assert release.main(["--out", str(previous), "--force"]) == 1
+    assert sorted(str(p.relative_to(previous)) for p in previous.rglob("*")) == before
+    assert not (previous / "notebooks" / "helper.py").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["previous"]  # no temporary folder left
+    assert previous.stat().st_mode & 0o777 == 0o777 & ~release._umask()  # as a plain mkdir makes it
