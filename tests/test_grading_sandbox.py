@@ -195,3 +195,12 @@ def test_a_failing_start_leaves_nothing_behind(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError):
         sandbox.ChildSession({"kind": "selftest", "probe_paths": []}, Limits())
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_memory_bomb_at_import_is_the_memory_status_not_a_crash():
+    # issue 31: it showed as `crash` («при импорте выброшено MemoryError»); the guide promises `memory`.
+    exercise = next(e for e in EXERCISES if e.name == "commit_turn")
+    public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+    result = run_exercise(exercise, "hoard = bytearray(1 << 40)\n", [public], Limits())
+    assert result.status == "memory" and result.score == 0
+    assert "превышен лимит памяти" in result.message and result.shown_status == "memory"

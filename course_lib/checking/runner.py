@@ -189,6 +189,8 @@ class _ExerciseRun:
             named = type(exc.get("line")) is int and exc["line"] > 0  # describe_raise already says it
             where = f" (строка {line})" if type(line) is int and not named else ""
             return Failure("syntax_error", shown(f"{describe_raise(exc)}{where}"))
+        if exc.get("name") == "MemoryError":  # a memory bomb at import: the memory status the guide promises
+            return Failure("memory", shown("при импорте превышен лимит памяти (MemoryError)"))
         return Failure("import_error", shown(f"при импорте выброшено {describe_raise(exc)}"))
 
     def run_phase(self, indices: list[int]) -> bool:
