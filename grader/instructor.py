@@ -127,7 +127,8 @@ def mistakes(layout: CourseLayout) -> str:
         if len(failed) > 4:
             shown.append(f"и ещё {len(failed) - 4}")
         cell = "<br>".join(text.replace("|", "\\|") for text in shown) or "—"
-        lines.append(f"| {what} | {result.score:.2f} из {result.max_score:g} | {cell} |")
+        score = f"{result.score:.2f}".replace(".", ",")  # a Russian table: decimal commas
+        lines.append(f"| {what} | {score} из {result.max_score:g} | {cell} |")
     return "\n".join(lines).strip() + "\n"
 
 

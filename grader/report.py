@@ -226,8 +226,9 @@ def _hidden_reason(result: CaseResult) -> str:
 
 
 def _points(value: float) -> str:
+    """Points as a Russian sentence writes them: «42,96», «10», never «42.96»."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return text or "0"
+    return (text or "0").replace(".", ",")
 
 
 def _fenced(text: str) -> list[str]:

@@ -175,3 +175,10 @@ def test_cases_after_the_timeout_limit_are_not_run_and_validation_runs_first(tmp
     assert "Подсказка" not in not_run  # no hints about what a case that never ran checks
     hidden_failed = feedback.split("Скрытые тесты, которые не прошли:", 1)[-1].split("Не запускались")[0]
     assert hidden_failed.count("❌") <= 1
+
+
+def test_points_in_feedback_have_decimal_commas():
+    # issue 31: «42.96 из 44» in a Russian sentence; the CSV files keep dots (or --excel's commas).
+    from grader.report import _points
+
+    assert [_points(v) for v in (42.96, 7.5, 10.0, 0.0, 0.004)] == ["42,96", "7,5", "10", "0", "0"]
