@@ -63,7 +63,7 @@ from grader.similarity import copies_course_version, course_version_prints
 from course_lib.checking.sandbox import Limits, SandboxError, detect_tier, selftest
 from grader.lms import check_roster_for
 from grader.roster import RosterError, read_roster
-from grader.submission import Submission, moodle_download_root, submission_kind
+from grader.submission import Submission, canvas_download_root, moodle_download_root, submission_kind
 
 TIER_TEXT = {
     "root": "пространства имён Linux, отдельный корень (pivot_root), uid без прав",
@@ -202,6 +202,13 @@ def check_paths(paths: list[Path]) -> str | None:
             return (
                 f"{shown_path(path)} — папка выгрузки Moodle с работами всех студентов; проверяйте "
                 f"папки студентов внутри неё: grade \"{shown_path(path)}\"/* --out …"
+            )
+        if canvas_download_root(path):
+            return (
+                f"{shown_path(path)} — папка выгрузки Canvas с работами всех студентов (файлы вида "
+                f"логин_ID_номер_handin.zip); проверяйте архивы студентов внутри неё: "
+                f"grade \"{shown_path(path)}\"/*.zip --out … Отдельные .py-файлы студентов так не проверить: "
+                "просите сдавать handin.zip (python -m course_lib handin)."
             )
     return None
 

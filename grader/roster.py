@@ -8,11 +8,13 @@ or a `submission` column naming each student's folder. It is read before any gra
 cannot be understood stops `grade` with exit 2 and a message naming the file, line and column.
 
 Matching a submission (its output name, the folder or zip name, and for Moodle's "download
-submissions in folders" layout `Имя Фамилия_1234567_assignsubmission_file_` the student's name):
+submissions in folders" layout `Имя Фамилия_1234567_assignsubmission_file_` the student's name; for
+Canvas's `login_30013_900001_handin.zip` the Canvas ID, exact, and the login, weak):
 1. exact identifiers first — `submission`, ID, SIS User ID, SIS Login ID, ID number, Username and the
    full e-mail; one student matching is the answer, two are reported as ambiguous;
-2. only when no exact identifier matches, weaker keys — the e-mail's part before "@" and the full
-   name (either order) — and only when exactly one student has that key.
+2. only when no exact identifier matches, a Canvas file's login against the roster's identifiers;
+3. only then weaker keys — the e-mail's part before "@" and the full name (either order) — and only
+   when exactly one student has that key.
 So a login that equals another student's e-mail local part goes to the login's owner. Ambiguity
 is reported and that grade left empty, never resolved by a guess. Comparison ignores case, `ё`/`е`
 and runs of spaces or underscores.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import permutations
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,10 +54,31 @@ HEADERS = {
 STRONG = ("submission", "canvas_id", "sis_user_id", "sis_login_id", "id_number", "username", "email")
 SKIPPED_ROWS = ("points possible", "возможные баллы", "возможно баллов")
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assign(?:submission|feedback)_\w*$")
+CANVAS_FILE = re.compile(r"^(?P<login>.+?)_(?:late_)?(?P<canvas_id>\d+)_(?P<file_id>\d+)_(?P<file>.+)$")
+"""How Canvas's "Download Submissions" names each file: `<login>_<canvas id>_<id>_<file>`, with
+`late_` before the Canvas ID for a late one (`egorovpavel_30013_900001_handin.zip`)."""
 
 
 class RosterError(TableError):
     """The roster cannot be understood (Russian message with file, line and column)."""
+
+
+PATRONYMIC = re.compile(r"(?:вич|вна|ична|чна|инич|оглы|кызы)$")
+
+
+def name_orders(name: str) -> set[str]:
+    """A person's name in every order a roster or an LMS writes it («Новикова Ольга Дмитриевна»,
+    «Ольга Дмитриевна Новикова», «Ольга Новикова»…): its words in any order, and without the
+    patronymic (a word ending like «-вна», «-вич»). Only names of two or three words; longer ones as written."""
+    words = [w for w in normalized(name).split(" ") if w]
+    if not 2 <= len(words) <= 3:
+        return {" ".join(words)} if words else set()
+    found = {" ".join(order) for order in permutations(words)}
+    patronymics = [w for w in words if PATRONYMIC.search(w)]
+    if len(words) == 3 and len(patronymics) == 1:
+        rest = [w for w in words if w != patronymics[0]]
+        found |= {" ".join(order) for order in permutations(rest)}
+    return found
 
 
 def normalized(text: str) -> str:
@@ -94,13 +118,10 @@ class Student:
             keys.add(normalized(email.split("@", 1)[0]))
         first, last = self.get("first"), self.get("last")
         if first and last:
-            keys |= {normalized(f"{first} {last}"), normalized(f"{last} {first}")}
+            keys |= name_orders(f"{first} {last}")
         name = self.get("name")
         if name:
-            keys.add(normalized(name.replace(",", " ")))
-            if "," in name:  # Canvas: "Last, First"
-                last_part, _, first_part = name.partition(",")
-                keys.add(normalized(f"{first_part} {last_part}"))
+            keys |= name_orders(name.replace(",", " "))
         return keys
 
 
@@ -169,6 +190,10 @@ def submission_keys(name: str, source: str = "") -> tuple[set[str], set[str]]:
         moodle = MOODLE_FOLDER.match(stem)
         if moodle:
             weak.add(normalized(moodle.group("name")))
+        canvas = CANVAS_FILE.match(stem)
+        if canvas:
+            exact.add(normalized(canvas.group("canvas_id")))
+            weak.add(normalized(canvas.group("login")))
     exact.discard("")
     return exact, weak
 
@@ -195,9 +220,10 @@ def match(roster: Roster, submissions: list[tuple[str, str]]) -> Matching:
     for name, source in submissions:
         exact, weak = submission_keys(name, source)
         found = set().union(*(strong_index.get(key, set()) for key in exact))
+        if not found:  # a Canvas file's login against the roster's logins, before any name
+            found = set().union(*(strong_index.get(key, set()) for key in weak))
         if not found:
-            candidates = set().union(*(weak_index.get(key, set()) for key in exact | weak))
-            found = candidates
+            found = set().union(*(weak_index.get(key, set()) for key in exact | weak))
         if len(found) == 1:
             number = next(iter(found))
             result.student_of[name] = number

@@ -38,7 +38,7 @@ from grader.archive import read_member
 from course_lib.checking.catalog import EXERCISES, CourseLayout, Exercise
 from course_lib.checking.results import Failure
 from course_lib.checking.source import MAX_SOURCE_BYTES, SourceFile, decode_source, read_source
-from grader.roster import MOODLE_FOLDER
+from grader.roster import CANVAS_FILE, MOODLE_FOLDER
 
 MAX_ZIP_BYTES = 50 * 1024 * 1024
 MAX_ENTRIES = 10_000
@@ -82,6 +82,23 @@ def moodle_download_root(path: Path, limit: int = 1000) -> bool:
                 if index >= limit:
                     return False
                 if MOODLE_FOLDER.match(entry.name) and entry.is_dir(follow_symlinks=False):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def canvas_download_root(path: Path, limit: int = 1000) -> bool:
+    """True for a folder of Canvas's "Download Submissions" (its files are named
+    `<login>_<canvas id>_<id>_<file>`): graded as one hand-in it would be every student's at once."""
+    if os.path.islink(path) or not path.is_dir():
+        return False
+    try:
+        with os.scandir(path) as entries:
+            for index, entry in enumerate(entries):
+                if index >= limit:
+                    return False
+                if CANVAS_FILE.match(entry.name) and entry.is_file(follow_symlinks=False):
                     return True
     except OSError:
         return False

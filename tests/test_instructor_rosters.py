@@ -67,6 +67,50 @@ def test_russian_canvas_headers_and_points_possible_row(tmp_path):
         "Петров, Иван", "ipetrov", "Группа 1")  # fmt: skip
 
 
+def test_canvas_download_files_match_by_the_canvas_id_then_the_login(tmp_path):
+    # issue 31: «egorovpavel_30013_900001_handin.zip» landed in «Студенты без работы».
+    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section"],
+            ["Points Possible", "", "", "", ""],
+            ["Егоров, Павел", "30013", "", "p.egorov", "1"],
+            ["Иванова, Анна", "30014", "", "ivanova_a", "1"],
+            ["Смирнов, Олег", "30015", "", "osmirnov", "1"]]  # fmt: skip
+    roster = read_roster(_write(tmp_path / "canvas.csv", rows, "utf-8", ","))
+    downloads = [
+        ("egorovpavel_30013_900001_handin", "downloads/egorovpavel_30013_900001_handin.zip"),
+        ("ivanova_a_late_30014_900002_handin", "downloads/ivanova_a_late_30014_900002_handin.zip"),
+        ("osmirnov_99999_900003_handin", "downloads/osmirnov_99999_900003_handin.zip"),  # ID unknown: the login
+    ]
+    matched = match(roster, downloads)
+    assert matched.student_of == {downloads[0][0]: 0, downloads[1][0]: 1, downloads[2][0]: 2}
+    assert matched.unmatched == [] and matched.ambiguous == []
+
+
+def test_a_canvas_download_folder_passed_whole_is_refused(tmp_path):
+    from grader import cli
+
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    (folder / "egorovpavel_30013_900001_handin.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    problem = cli.check_paths([folder])
+    assert problem and "выгрузки Canvas" in problem and '/*.zip' in problem
+    assert cli.check_paths([folder / "egorovpavel_30013_900001_handin.zip"]) is None
+
+
+def test_russian_names_match_in_any_order_and_without_the_patronymic(tmp_path):
+    # issue 31: «Ольга Дмитриевна Новикова_…» did not match «Новикова Ольга Дмитриевна» (ФИО).
+    rows = [["ФИО", "Адрес электронной почты"],
+            ["Новикова Ольга Дмитриевна", "on@uni.ru"],
+            ["Волкова Мария Игоревна", "mv@uni.ru"],
+            ["Иванов Иван Петрович", "ip@uni.ru"],
+            ["Иванов Иван Сергеевич", "is@uni.ru"]]  # fmt: skip
+    roster = read_roster(_write(tmp_path / "fio.csv", rows, "cp1251", ";"))
+    folders = ["Ольга Дмитриевна Новикова_1001_assignsubmission_file_", "Волкова Мария_1002_assignsubmission_file_",
+               "Иван Иванов_1003_assignsubmission_file_"]  # fmt: skip
+    matched = match(roster, [(f"s{n}", folder) for n, folder in enumerate(folders)])
+    assert matched.student_of == {"s0": 0, "s1": 1}
+    assert any(item.startswith("s2 →") and "Петрович" in item and "Сергеевич" in item for item in matched.ambiguous)
+
+
 def test_moodle_folder_names_match_by_the_students_name(tmp_path):
     roster = read_roster(_write(tmp_path / "r.csv", _moodle_rows(), "cp1251", ";"))
     folder = "Олег Елкин_1234567_assignsubmission_file_"  # ё/е and case do not matter
