@@ -382,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if args.lms:
             settings = ExportSettings(
-                args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale
+                args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale,
+                args.keep_missing,
             )
             gradebooks = [export(out, settings, roster)]
         else:

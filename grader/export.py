@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader.gradebook import SheetError, read_sheet
 from grader.invocation import command_name, full_path
-from grader.lms import Gradebook, moodle_warning, write_gradebook
+from grader.lms import RAW, Gradebook, moodle_warning, write_gradebook
 from grader.roster import RosterError, read_roster
 from course_lib.checking.safetext import one_line
 
@@ -41,17 +41,20 @@ class ExportSettings:
     roster: str  # absolute path
     assignment: str = "Упражнения курса"
     assignment_id: str | None = None
-    scale: float | None = None
+    scale: float | str | None = None  # None: the LMS's default (Moodle 0…100), "raw": the points
+    keep_missing: bool = False
 
 
-def parse_scale(text: str) -> float:
-    """`--scale 100` or `--scale percent`: the highest grade in the gradebook."""
+def parse_scale(text: str) -> float | str:
+    """`--scale 100`, `--scale percent`, or `--scale raw` (the points as they are)."""
+    if text.strip().lower() in (RAW, "баллы"):
+        return RAW
     if text.strip().lower() in SCALE_WORDS:
         return SCALE_WORDS[text.strip().lower()]
     try:
         value = float(text.replace(",", "."))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--scale: число (например 100) или percent, а не {text!r}")
+        raise argparse.ArgumentTypeError(f"--scale: число (например 100), percent или raw, а не {text!r}")
     if not 0 < value <= 10_000:
         raise argparse.ArgumentTypeError("--scale: число больше 0")
     return value
@@ -64,8 +67,12 @@ def add_gradebook_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assignment-id", help="id задания в Canvas: столбец «Название (id)»")
     parser.add_argument(
         "--scale", type=parse_scale,
-        help="пересчитать оценки в шкалу 0…N (например 100 или percent): Moodle по умолчанию не "
-        "принимает оценки больше 100",
+        help="шкала оценок 0…N (например 100 или percent) или raw — баллы как есть; для Moodle по "
+        "умолчанию 100: его импорт не принимает оценки больше 100",
+    )
+    parser.add_argument(
+        "--keep-missing", action="store_true",
+        help="Moodle: оставить в файле студентов без оценки (пустая ячейка сотрёт оценку, выставленную вручную)",
     )  # fmt: skip
 
 
@@ -75,7 +82,8 @@ def export(out: Path, settings: ExportSettings, roster=None) -> Gradebook:
     if roster is None:
         roster = read_roster(Path(settings.roster))
     gradebook = write_gradebook(
-        out, settings.lms, roster, rows, settings.assignment, settings.assignment_id, settings.scale
+        out, settings.lms, roster, rows, settings.assignment, settings.assignment_id, settings.scale,
+        settings.keep_missing,
     )
     remember(out, settings)
     return gradebook
@@ -141,7 +149,10 @@ def print_gradebook(gradebook: Gradebook, lms: str) -> None:
         ("Работы, которых нет в списке студентов (в журнал не попали)", gradebook.unmatched_submissions),
         ("Неоднозначно: работа подходит нескольким студентам (оценка не выставлена)", gradebook.ambiguous),
         ("Несколько работ у одного студента (оценка не выставлена)", gradebook.duplicates),
-        ("Студенты без работы (оценка пустая)", gradebook.students_without_submission),
+        ("Студенты без работы (в файл не вошли: пустая ячейка стёрла бы в Moodle оценку, выставленную "
+         "вручную; --keep-missing оставит их)", gradebook.left_out),
+        ("Студенты без работы (оценка пустая)",
+         [name for name in gradebook.students_without_submission if name not in gradebook.left_out]),
     ):
         if items:
             print(f"{title}: " + one_line("; ".join(items)), file=err)
@@ -166,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Ошибка: нет файла со списком студентов: {full_path(args.roster)}", file=sys.stderr)
         return 2
     settings = ExportSettings(
-        args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale
+        args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale, args.keep_missing
     )
     try:
         gradebook = export(out, settings)

@@ -6,12 +6,15 @@
   (Canvas's importer looks for them).
 * Moodle imports a CSV with an identifier column mapped at import to a user field (e-mail,
   username or ID number) and a grade column mapped to a grade item. We write Moodle's export
-  layout: `First name, Last name, ID number, Email address, <grade item>`. Moodle refuses a grade
-  above the item's maximum ("gradevaluetoobig"; 100 by default), so `scale` (e.g. 100) rescales
-  every grade to 0…scale, or the item's maximum must be set to the course total.
-
-Every roster student gets a row (an empty grade when there is no submission, or when the match is
-ambiguous). Matching is `roster.match`'s: exact identifiers first, weaker keys only when unique.
+  layout: `First name, Last name, ID number, Email address, <grade item>`. Moodle's CSV import
+  refuses any grade above 100 ("gradevaluetoobig"), or above the site's `gradepointmax` when an
+  administrator turned `unlimitedgrades` on; the grade item's own maximum is not consulted. So a
+  Moodle gradebook is on a 0…100 scale unless `scale` says otherwise ("raw": the points as they are).
+  An empty cell makes an existing grade item's grade "no grade", wiping a grade entered by hand:
+  students without a grade are left out of a Moodle file unless `keep_missing`.
+A Canvas gradebook has every roster student (an empty grade when there is no submission, or when
+the match is ambiguous). Matching is `roster.match`'s: exact identifiers first, weaker keys only
+when unique.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_FIELDS = ("name", "canvas_id", "sis_user_id", "sis_login_id", "section")
 MOODLE_COLUMNS = ("First name", "Last name", "ID number", "Email address")
 MOODLE_DEFAULT_MAXIMUM = 100.0
+RAW = "raw"
+"""`scale` for the points as they are (a Moodle site with `unlimitedgrades` and its `gradepointmax`)."""
 # The roster fields each LMS's importer can match a row on: Canvas by its ID, SIS User ID or SIS
 # Login ID; Moodle by e-mail, ID number or username (mapped at import).
 IMPORT_KEYS = {
@@ -64,6 +69,17 @@ class Gradebook:
     maximum: float = 0.0  # the highest grade possible in the file
     course_total: float = 0.0
     scale: float | None = None
+    left_out: list[str] = field(default_factory=list)
+    """Students without a grade not written at all (Moodle: an empty cell would wipe a grade)."""
+
+
+def effective_scale(lms: str, scale: float | str | None) -> float | None:
+    """The scale a gradebook is written on: Moodle's 0…100 by default, the points for "raw"."""
+    if scale == RAW:
+        return None
+    if scale is None and lms == "moodle":
+        return MOODLE_DEFAULT_MAXIMUM
+    return scale
 
 
 def course_total(grades: list[dict[str, str]]) -> float:
@@ -83,9 +99,10 @@ def _grade(score: str, total: float, scale: float | None) -> str:
 
 def write_gradebook(
     out: Path, lms: str, roster: Roster, grades: list[dict[str, str]], assignment: str,
-    assignment_id: str | None, scale: float | None = None,
+    assignment_id: str | None, scale: float | str | None = None, keep_missing: bool = False,
 ) -> Gradebook:  # fmt: skip
     check_roster_for(lms, roster)
+    scale = effective_scale(lms, scale)
     total = course_total(grades)
     matching = match(roster, [(row["submission"], row.get("source", "")) for row in grades])
     score_of: dict[int, str] = {}
@@ -107,12 +124,16 @@ def write_gradebook(
              *([s.get("username")] if login else []), score_of.get(n, "")]
             for n, s in enumerate(students)
         ]  # fmt: skip
+    missing = [s.display_name for n, s in enumerate(students) if n not in score_of]
+    left_out: list[str] = []
+    if lms == "moodle" and not keep_missing:
+        left_out = missing
+        rows = [row for n, row in enumerate(rows) if score_of.get(n)]
     path = out / f"gradebook-{lms}.csv"
     write_csv_atomic(path, header, rows)
-    missing = [s.display_name for n, s in enumerate(students) if n not in score_of]
     return Gradebook(
         path, len(score_of), matching.unmatched, missing, matching.ambiguous, matching.duplicates,
-        scale if scale is not None else total, total, scale,
+        scale if scale is not None else total, total, scale, left_out,
     )  # fmt: skip
 
 
@@ -121,9 +142,10 @@ def moodle_warning(gradebook: Gradebook) -> str | None:
     if gradebook.maximum <= MOODLE_DEFAULT_MAXIMUM:
         return None
     return (
-        f"ВНИМАНИЕ: максимальный балл {gradebook.maximum:g} больше 100 — Moodle по умолчанию "
-        "откажется импортировать такие оценки (gradevaluetoobig). Либо добавьте --scale 100 "
-        "(оценки пересчитаются в 0…100), либо поставьте элементу оценивания «Максимальная оценка» "
-        f"{gradebook.maximum:g}: Журнал оценок → Настройка журнала оценок → Редактировать → "
-        "Максимальная оценка."
+        f"ВНИМАНИЕ: баллы без пересчёта (--scale raw), максимум {gradebook.maximum:g} больше 100. Импорт CSV "
+        "в Moodle отклоняет любую оценку выше 100 (gradevaluetoobig), что бы ни стояло в «Максимальной "
+        "оценке» элемента. Принять её может только сайт, где администратор включил «Неограниченные "
+        "оценки» (unlimitedgrades) и поднял «Максимальную оценку» сайта (gradepointmax) не ниже "
+        f"{gradebook.maximum:g}: Администрирование → Оценки → Основные настройки. Иначе уберите "
+        "--scale raw: по умолчанию журнал Moodle в шкале 0…100."
     )

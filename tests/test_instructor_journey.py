@@ -108,7 +108,7 @@ def test_an_lms_export_needs_a_roster_that_lms_can_match_on(tmp_path, capsys):
     with open(out / "gradebook-moodle.csv", encoding="utf-8", newline="") as handle:
         header, row = list(csv.reader(handle))
     assert header[:5] == ["First name", "Last name", "ID number", "Email address", "Username"]
-    assert row[4] == "ivanov" and row[5] == "10.00"
+    assert row[4] == "ivanov" and row[5] == "100.00"  # Moodle: 0…100 by default
 
 
 def test_a_regrade_rewrites_every_gradebook_in_the_folder(tmp_path, capsys):

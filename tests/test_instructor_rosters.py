@@ -194,19 +194,21 @@ def test_cp1251_semicolon_roster_grades_every_student_and_scales_for_moodle(clas
     with open(out / "gradebook-moodle.csv", encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0][:4] == ["First name", "Last name", "ID number", "Email address"]
-    assert [row[4] for row in rows[1:]] == ["10.00", "10.00", "0.00"]
-    assert "Студенты без работы" not in err and "?" not in err
-    # A 120-point course over Moodle's default maximum: warned, and --scale 100 fixes it.
+    assert [row[4] for row in rows[1:]] == ["100.00", "100.00", "0.00"]  # Moodle's 0…100 by default
+    assert "Студенты без работы" not in err and "?" not in err and "балл × 100 / 10" in err
+    # The points as they are, for a site whose administrator allowed them.
     (out / ".state" / "lms" / "moodle.json").unlink()
-    code = export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--scale", "percent"])
+    code = export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--scale", "raw"])
     assert code == 0
     with open(out / "gradebook-moodle.csv", encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
-    assert [row[4] for row in rows[1:]] == ["100.00", "100.00", "0.00"]
-    assert "0…100" in capsys.readouterr().err
+    assert [row[4] for row in rows[1:]] == ["10.00", "10.00", "0.00"]
+    assert "максимум 10" in capsys.readouterr().err
 
 
-def test_moodle_export_over_100_is_warned_with_the_setting_to_change(tmp_path, capsys):
+def test_moodle_export_is_on_0_100_and_never_wipes_a_grade(tmp_path, capsys):
+    # issue 31: Moodle's CSV import refuses any grade above 100 (or the site's gradepointmax with
+    # unlimitedgrades); the item's own maximum is not consulted. An empty cell wipes a hand grade.
     out = tmp_path / "out"
     out.mkdir()
     header = "submission,status,score,max_score," + ",".join(
@@ -217,10 +219,19 @@ def test_moodle_export_over_100_is_warned_with_the_setting_to_change(tmp_path, c
     roster = _write(tmp_path / "r.csv", _moodle_rows(), "utf-8", ",")
     assert export.main([str(out), "--lms", "moodle", "--roster", str(roster)]) == 0
     err = capsys.readouterr().err
-    assert "gradevaluetoobig" in err and "--scale 100" in err and "Максимальная оценка" in err
-    assert export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--scale", "100"]) == 0
     rows = list(csv.reader((out / "gradebook-moodle.csv").open(encoding="utf-8")))
-    assert rows[1][4] == "98.75" and "gradevaluetoobig" not in capsys.readouterr().err
+    assert [row[4] for row in rows[1:]] == ["98.75"]  # only the student with a grade
+    assert "шкале 0…100 (балл × 100 / 120)" in err and "gradevaluetoobig" not in err
+    assert "в файл не вошли" in err and "Анна Смирнова" in err and "--keep-missing" in err
+    assert export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--keep-missing"]) == 0
+    rows = list(csv.reader((out / "gradebook-moodle.csv").open(encoding="utf-8")))
+    assert len(rows) == 1 + len(_moodle_rows()) - 1 and sorted(row[4] for row in rows[1:])[0] == ""
+    capsys.readouterr()
+    assert export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--scale", "raw"]) == 0
+    err = capsys.readouterr().err
+    rows = list(csv.reader((out / "gradebook-moodle.csv").open(encoding="utf-8")))
+    assert rows[1][4] == "118.50"
+    assert "gradevaluetoobig" in err and "unlimitedgrades" in err and "gradepointmax" in err
 
 
 def _excel_resave(path: Path) -> None:
