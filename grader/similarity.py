@@ -695,5 +695,13 @@ def write_similarity(path: Path, rows: list[list[str]]) -> None:
     with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
         writer = csv.writer(handle)
         writer.writerow(["exercise", "kind", "submission", "other", "similarity"])
-        for row in sorted(rows, key=lambda r: (r[0], r[1], -float(r[4]), r[2], r[3])):
+        for row in sorted(map(_oriented, rows), key=lambda r: (r[0], r[1], -float(r[4]), r[2], r[3])):
             writer.writerow([csv_cell(cell) for cell in row])
+
+
+def _oriented(row: list[str]) -> list[str]:
+    """A pair of submissions names the two in one order, however it was computed (a regrade compares
+    the fresh one with the stored ones): the same file as a full run, row for row."""
+    if row[1] == "submissions" and row[3] < row[2]:
+        return [row[0], row[1], row[3], row[2], row[4]]
+    return list(row)

@@ -182,3 +182,28 @@ def test_points_in_feedback_have_decimal_commas():
     from grader.report import _points
 
     assert [_points(v) for v in (42.96, 7.5, 10.0, 0.0, 0.004)] == ["42,96", "7,5", "10", "0", "0"]
+
+
+def test_a_regrades_similarity_rows_equal_a_fresh_full_runs(tmp_path, capsys):
+    # issue 31: a regrade changed a pair nobody touched (0.900 → 0.947); rows and order must match.
+    subs = tmp_path / "subs"
+    reference = _solution("commit_turn").decode("utf-8")
+    variants = {
+        "s01": reference,
+        "s02": reference.replace("history", "hist"),
+        "s03": "# мой вариант\n" + reference.replace("history", "items") + "\n\ndef unused(x):\n    return x * 2\n",
+        "s04": reference.replace("assistant_text", "answer"),
+    }
+    for login, source in variants.items():
+        (subs / login).mkdir(parents=True)
+        (subs / login / "commit_turn.py").write_text(source, encoding="utf-8")
+        (subs / login / "split_into_turns.py").write_bytes(_solution("split_into_turns"))
+    args = [*QUIET, "--similarity-threshold", "0.5"]
+    regraded, fresh = tmp_path / "regraded", tmp_path / "fresh"
+    assert cli.main([*map(str, sorted(subs.iterdir())), "--out", str(regraded), *args]) == 0
+    (subs / "s03" / "commit_turn.py").write_text(variants["s03"] + "\n# исправлено\n", encoding="utf-8")
+    assert cli.main([str(subs / "s03"), "--out", str(regraded), *args, "--exercise", "commit_turn"]) == 0
+    assert cli.main([*map(str, sorted(subs.iterdir())), "--out", str(fresh), *args]) == 0
+    after_regrade = (regraded / "similarity.csv").read_text(encoding="utf-8").splitlines()
+    after_full = (fresh / "similarity.csv").read_text(encoding="utf-8").splitlines()
+    assert len(after_full) > 3 and after_regrade == after_full
