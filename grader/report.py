@@ -199,7 +199,7 @@ def _summary_lines(submission: SubmissionResult, concealed: bool) -> list[str]:
         earned = sum(e.group_score("public")[0] for e in submission.exercises)
         possible = sum(e.group_score("public")[1] for e in submission.exercises)
         lines = [
-            f"**Открытые тесты: {_points(earned)} из {_points(possible)} баллов.**",
+            f"**Открытые тесты: {_points(earned)} из {_out_of(possible)}.**",
             "",
             HIDDEN_LATER,
             "",
@@ -211,7 +211,7 @@ def _summary_lines(submission: SubmissionResult, concealed: bool) -> list[str]:
                 f" ({exercise.shown_status})"
             )
         return lines
-    lines = [f"**Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов.**", ""]
+    lines = [f"**Итого: {_points(submission.score)} из {_out_of(submission.max_score)}.**", ""]
     for exercise in submission.exercises:
         lines.append(
             f"- {exercise.exercise.name}: {_points(exercise.score)} из {_points(exercise.max_score)}"
@@ -223,6 +223,15 @@ def _summary_lines(submission: SubmissionResult, concealed: bool) -> list[str]:
 
 def _hidden_reason(result: CaseResult) -> str:
     return "passed" if result.passed else "failed"
+
+
+def _out_of(value: float) -> str:
+    """«из 120 баллов», «из 21 балла», «из 3,23 балла»: after «из» the noun is genitive, singular
+    for a fraction and for a number ending in 1 (not 11)."""
+    text = _points(value)
+    whole = text.isdigit() and int(text)
+    singular = not text.isdigit() or (whole % 10 == 1 and whole % 100 != 11)
+    return f"{text} {'балла' if singular else 'баллов'}"
 
 
 def _points(value: float) -> str:
@@ -262,10 +271,10 @@ def feedback_markdown(submission: SubmissionResult, hidden_visibility: str = "vi
     if concealed:
         earned = sum(e.group_score("public")[0] for e in submission.exercises)
         possible = sum(e.group_score("public")[1] for e in submission.exercises)
-        head = [f"**Открытые тесты: {_points(earned)} из {_points(possible)} баллов.**", "", HIDDEN_LATER]
+        head = [f"**Открытые тесты: {_points(earned)} из {_out_of(possible)}.**", "", HIDDEN_LATER]
     else:
         head = [
-            f"**Итого: {_points(submission.score)} из {_points(submission.max_score)} баллов.**",
+            f"**Итого: {_points(submission.score)} из {_out_of(submission.max_score)}.**",
             "",
             HIDDEN_NOTE,
         ]

@@ -182,6 +182,23 @@ def test_points_in_feedback_have_decimal_commas():
     from grader.report import _points
 
     assert [_points(v) for v in (42.96, 7.5, 10.0, 0.0, 0.004)] == ["42,96", "7,5", "10", "0", "0"]
+    from grader.report import _out_of
+
+    assert [_out_of(v) for v in (120, 21, 11, 3.23, 0, 1)] == [
+        "120 баллов", "21 балла", "11 баллов", "3,23 балла", "0 баллов", "1 балла"]
+
+
+def test_a_syntax_error_shows_the_students_line(tmp_path):
+    from course_lib.checking.cases import load_cases
+    from course_lib.checking.runner import run_exercise
+    from course_lib.checking.sandbox import Limits
+
+    exercise = BY_NAME["commit_turn"]
+    source = "def commit_turn(history, user_text, assistant_text):\n    if not user_text\n        return history\n"
+    public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+    result = run_exercise(exercise, source, [public], Limits())
+    assert result.status == "syntax_error"
+    assert "строка 2" in result.message and "2 |     if not user_text" in result.message
 
 
 def test_a_regrades_similarity_rows_equal_a_fresh_full_runs(tmp_path, capsys):

@@ -188,10 +188,20 @@ class _ExerciseRun:
             line = frame.get("line")
             named = type(exc.get("line")) is int and exc["line"] > 0  # describe_raise already says it
             where = f" (строка {line})" if type(line) is int and not named else ""
-            return Failure("syntax_error", shown(f"{describe_raise(exc)}{where}"))
+            number = exc["line"] if named else line
+            return Failure("syntax_error", shown(f"{describe_raise(exc)}{where}{self._quoted_line(number)}"))
         if exc.get("name") == "MemoryError":  # a memory bomb at import: the memory status the guide promises
             return Failure("memory", shown("при импорте превышен лимит памяти (MemoryError)"))
         return Failure("import_error", shown(f"при импорте выброшено {describe_raise(exc)}"))
+
+    def _quoted_line(self, number: object) -> str:
+        """The student's own line the syntax error points at, as a second line of the message
+        (their file, shown to them only); "" when the number is not a line of the file."""
+        lines = self.source.splitlines()
+        if type(number) is not int or not 1 <= number <= len(lines) or not lines[number - 1].strip():
+            return ""
+        text = lines[number - 1].rstrip()
+        return f"\n    {number} | {text[:120]}{'…' if len(text) > 120 else ''}"
 
     def run_phase(self, indices: list[int]) -> bool:
         """Run these cases; False once nothing more can run (import failure, timeouts, budget)."""
