@@ -4,7 +4,9 @@ The cases run in phases (public, then hidden) inside one sandboxed child per exe
 inputs are sent only after every result of the previous phase has been received, so nothing the
 student's code prints or returns during the public phase (which feedback may quote) can contain a
 hidden input. After a timeout or a crash the child is replaced and the remaining cases continue in
-a fresh one; after `Limits.max_timeouts` timeouts the rest are not run.
+a fresh one; after `Limits.max_timeouts` timeouts the rest are not run. A wall-clock timeout (of an
+import or of a call) is tried once more in a fresh child before it is scored: a machine busy for a
+moment must not cost points, while a real hang still fails, twice, within the exercise's budget.
 
 Wall-clock limits: each call (`case_timeout`), each import (`import_timeout`), all of one exercise
 (`exercise_seconds`, restarts included) and, through `deadline`, all of one submission
@@ -124,6 +126,8 @@ class _ExerciseRun:
         self.budget = budget
         self.session: ChildSession | None = None
         self.timeouts = 0
+        self.import_retried = False
+        self.retried: set[int] = set()  # cases whose timeout was already tried again
         self.results: dict[int, CaseResult] = {}
         self.import_failure: Failure | None = None
         self.stopped: Failure | None = None  # a budget ran out
@@ -160,7 +164,10 @@ class _ExerciseRun:
             self._drop_session(kill=True)
             if by_budget:
                 return self.budget.failure()
-            return Failure("timeout", f"импорт файла не закончился за {self.limits.import_timeout:g} с")
+            if not self.import_retried:  # once more, in a fresh child: a busy machine is not a hang
+                self.import_retried = True
+                return self._start()
+            return Failure("timeout", f"импорт файла не закончился за {self.limits.import_timeout:g} с (и при повторе)")
         except ChildGone as gone:
             failure = _gone_failure(gone)
             self._drop_session(kill=True)
@@ -231,7 +238,13 @@ class _ExerciseRun:
                         self.stopped = self.budget.failure()
                         self._fail(index, self.stopped)
                         return False
-                    timeout = Failure("timeout", f"вызов не закончился за {self.limits.case_timeout:g} с")
+                    if index not in self.retried:  # once more, in a fresh child
+                        self.retried.add(index)
+                        pending = pending[position:]
+                        break
+                    timeout = Failure(
+                        "timeout", f"вызов не закончился за {self.limits.case_timeout:g} с (и при повторе)"
+                    )
                     self._fail(index, timeout)
                     self.timeouts += 1
                     pending = pending[position + 1 :]
