@@ -246,3 +246,17 @@ def test_a_real_hang_still_fails_and_says_it_was_tried_twice():
     failed = [case for case in result.cases if not case.passed]
     assert failed and all(case.category in ("timeout", "not_run") for case in failed)
     assert any("(и при повторе)" in case.detail for case in failed)
+
+
+def test_a_shortened_call_says_where_the_whole_arguments_are():
+    # issue 31: a failing public case quoted a call cut at 120 characters without saying so.
+    exercise = next(e for e in EXERCISES if e.name == "split_into_turns")
+    public = load_cases(LAYOUT.public_cases_file(exercise), exercise, "public")
+    wrong = "def split_into_turns(history):\n    return []\n"
+    result = run_exercise(exercise, wrong, [public], Limits())
+    example = next(case for case in result.cases if case.case.name == "пример из условия")
+    assert not example.passed and "…" in example.detail
+    assert "[аргументы сокращены; целиком — в exercises/cases/split_into_turns.json, случай «пример из условия»]" in example.detail
+    whole = [case for case in result.cases
+             if not case.passed and all(len(repr(arg)) <= 120 for arg in case.case.data.get("args", []))]  # fmt: skip
+    assert whole and all("сокращены" not in case.detail for case in whole)

@@ -65,9 +65,18 @@ def _matches(expected: str, exc: dict, exercise: Exercise) -> bool:
     return _is(exc, expected)
 
 
-def _call_text(exercise: Exercise, args: list[Any], name: str | None = None) -> str:
+CASE_FILES = {"public": "exercises/cases/{}.json", "hidden": "grading/hidden/{}.json"}
+
+
+def _call_text(exercise: Exercise, args: list[Any], name: str | None = None, case: Case | None = None) -> str:
+    """The call as feedback quotes it; when an argument had to be shortened, where to read it whole."""
     shown_args = ["<замена>" if is_fake(arg) else short_repr(arg, 120) for arg in args]
-    return f"{name or exercise.entry}({', '.join(shown_args)})"
+    text = f"{name or exercise.entry}({', '.join(shown_args)})"
+    cut = any(not is_fake(arg) and len(repr(arg)) > 120 for arg in args)
+    if cut and case is not None and case.visibility in CASE_FILES:
+        where = CASE_FILES[case.visibility].format(exercise.name)
+        text += f" [аргументы сокращены; целиком — в {where}, случай «{case.name}»]"
+    return text
 
 
 def _raised_instead(exc: dict) -> tuple[str, str] | None:
@@ -121,7 +130,7 @@ def _judge_function(case: Case, exercise: Exercise, frame: dict) -> tuple[str, s
     _require(type(after) is list and len(after) == len(args))
     result_is_arg = frame.get("result_is_arg")
     _require(result_is_arg is None or (type(result_is_arg) is int and 0 <= result_is_arg < len(args)))
-    call = _call_text(exercise, args)
+    call = _call_text(exercise, args, case=case)
     verdict = _judge_raise_or_return(case.data["expect"], outcome, exercise)
     if verdict is not None:
         return verdict[0], f"{call}: {verdict[1]}"
@@ -158,7 +167,7 @@ def _judge_class(case: Case, exercise: Exercise, frame: dict) -> tuple[str, str]
         _check_outcome(outcome)
         verdict = _judge_raise_or_return(step["expect"], outcome, exercise)
         if verdict is not None:
-            call = _call_text(exercise, step.get("args", []), f"store.{step['call']}")
+            call = _call_text(exercise, step.get("args", []), f"store.{step['call']}", case)
             edited = [s["tamper"] for s in planned[:number] if "tamper" in s]
             note = " (после того как вызывающий код изменил полученный ранее список)" if edited else ""
             return verdict[0], f"шаг {number + 1}, {call}{note}: {verdict[1]}"
