@@ -190,7 +190,7 @@ def grounded(value: str, said: Sequence[str]) -> bool:
     by the customer. A paraphrase («в комплекте нет кабеля» for «пришла без кабеля») is grounded; an
     order number or a name nobody said is invented."""
     heard = " ".join(said)
-    digits = set(re.findall(r"\d+", " ".join(said)))
+    digits = set(re.findall(r"\d+", heard))
     numbers_ok = all(number in digits for number in re.findall(r"\d+", value))
     names_ok = all(name[:PREFIX_CHARS] in heard for name in re.findall(r"\b[А-ЯЁA-Z][а-яёa-z]{2,}", value))
     return numbers_ok and names_ok

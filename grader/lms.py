@@ -127,7 +127,8 @@ def write_gradebook(
     missing = [s.display_name for n, s in enumerate(students) if n not in score_of]
     left_out: list[str] = []
     if lms == "moodle" and not keep_missing:
-        left_out = missing
+        # One predicate for both: a row without a grade is not written, and is named on the screen.
+        left_out = [student.display_name for n, student in enumerate(students) if not score_of.get(n)]
         rows = [row for n, row in enumerate(rows) if score_of.get(n)]
     path = out / f"gradebook-{lms}.csv"
     write_csv_atomic(path, header, rows)

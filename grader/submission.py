@@ -70,27 +70,9 @@ def submission_kind(path: Path) -> str | None:
     return None
 
 
-def moodle_download_root(path: Path, limit: int = 1000) -> bool:
-    """True for the folder Moodle's "download submissions in folders" unzips to: its subfolders are the
-    students' (`Имя Фамилия_1234567_assignsubmission_file_`). Graded as one hand-in it would take
-    every student's files as one student's; the instructor means `grade "Задание 1"/*`."""
-    if os.path.islink(path) or not path.is_dir() or MOODLE_FOLDER.match(Path(os.path.abspath(path)).name):
-        return False
-    try:
-        with os.scandir(path) as entries:
-            for index, entry in enumerate(entries):
-                if index >= limit:
-                    return False
-                if MOODLE_FOLDER.match(entry.name) and entry.is_dir(follow_symlinks=False):
-                    return True
-    except OSError:
-        return False
-    return False
-
-
-def canvas_download_root(path: Path, limit: int = 1000) -> bool:
-    """True for a folder of Canvas's "Download Submissions" (its files are named
-    `<login>_<canvas id>_<id>_<file>`): graded as one hand-in it would be every student's at once."""
+def _holds_entry(path: Path, wanted, limit: int) -> bool:
+    """Whether one of the first `limit` entries of the folder `path` is `wanted(entry)` (never
+    following a link: the folder itself or its entries)."""
     if os.path.islink(path) or not path.is_dir():
         return False
     try:
@@ -98,11 +80,30 @@ def canvas_download_root(path: Path, limit: int = 1000) -> bool:
             for index, entry in enumerate(entries):
                 if index >= limit:
                     return False
-                if CANVAS_FILE.match(entry.name) and entry.is_file(follow_symlinks=False):
+                if wanted(entry):
                     return True
     except OSError:
         return False
     return False
+
+
+def moodle_download_root(path: Path, limit: int = 1000) -> bool:
+    """True for the folder Moodle's "download submissions in folders" unzips to: its subfolders are the
+    students' (`Имя Фамилия_1234567_assignsubmission_file_`). Graded as one hand-in it would take
+    every student's files as one student's; the instructor means `grade "Задание 1"/*`."""
+    if MOODLE_FOLDER.match(Path(os.path.abspath(path)).name):
+        return False
+    return _holds_entry(
+        path, lambda entry: bool(MOODLE_FOLDER.match(entry.name)) and entry.is_dir(follow_symlinks=False), limit
+    )
+
+
+def canvas_download_root(path: Path, limit: int = 1000) -> bool:
+    """True for a folder of Canvas's "Download Submissions" (its files are named
+    `<login>_<canvas id>_<id>_<file>`): graded as one hand-in it would be every student's at once."""
+    return _holds_entry(
+        path, lambda entry: bool(CANVAS_FILE.match(entry.name)) and entry.is_file(follow_symlinks=False), limit
+    )
 
 
 def _ambiguous(name: str, places: list[str]) -> Failure:

@@ -65,14 +65,15 @@ def _matches(expected: str, exc: dict, exercise: Exercise) -> bool:
     return _is(exc, expected)
 
 
+CALL_ARG_CHARS = 120
 CASE_FILES = {"public": "exercises/cases/{}.json", "hidden": "grading/hidden/{}.json"}
 
 
 def _call_text(exercise: Exercise, args: list[Any], name: str | None = None, case: Case | None = None) -> str:
     """The call as feedback quotes it; when an argument had to be shortened, where to read it whole."""
-    shown_args = ["<замена>" if is_fake(arg) else short_repr(arg, 120) for arg in args]
+    shown_args = ["<замена>" if is_fake(arg) else short_repr(arg, CALL_ARG_CHARS) for arg in args]
     text = f"{name or exercise.entry}({', '.join(shown_args)})"
-    cut = any(not is_fake(arg) and len(repr(arg)) > 120 for arg in args)
+    cut = any(shown.endswith("…") and len(shown) == CALL_ARG_CHARS for shown in shown_args)
     if cut and case is not None and case.visibility in CASE_FILES:
         where = CASE_FILES[case.visibility].format(exercise.name)
         text += f" [аргументы сокращены; целиком — в {where}, случай «{case.name}»]"

@@ -33,7 +33,7 @@ _RECALL_PATTERNS: dict[str, re.Pattern[str]] = {
         "preferences": r"\bкак\s+я\s+(?:просил|хотел)\w*\s+связ\w*|\bкак\w*\s+(?:у\s+меня\s+)?пожелани\w*",
     }.items()
 }
-_FACT_OF_KIND = {
+FACT_OF_KIND = {
     "order": "order_number",
     "name": "customer_name",
     "product": "product",
@@ -54,7 +54,7 @@ def recall_kinds(norm: str, stated: Facts) -> tuple[str, ...]:
     return tuple(
         kind
         for kind in RECALL_KINDS
-        if _RECALL_PATTERNS[kind].search(norm) and not getattr(stated, _FACT_OF_KIND[kind])
+        if _RECALL_PATTERNS[kind].search(norm) and not getattr(stated, FACT_OF_KIND[kind])
     )
 
 

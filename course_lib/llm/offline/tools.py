@@ -140,9 +140,9 @@ def _by_rules(text: str, earlier: Sequence[Mapping[str, Any]]) -> list[tuple[str
     asked = asked_kinds(norm, text)
     if asked:  # «Какой у меня телефон?» names a thing; it states no fact about it
         # Core memory counts as known: it is in every request (its lines, not the rules around it).
-        said = [str(m.get("content") or "") for m in earlier if "<core_memory>" not in str(m.get("content") or "")]
-        request_text = "\n".join([*said, core_memory_text(earlier)])
-        missing = [kind for kind in asked if not _request_knows(kind, request_text)]
+        said = "\n".join(str(m.get("content") or "") for m in earlier if "<core_memory>" not in str(m.get("content") or ""))
+        core = core_memory_text(earlier)
+        missing = [kind for kind in asked if not _request_knows(kind, said, core)]
         return [(ARCHIVE_SEARCH, {"query": " ".join(_SEARCH_WORDS[kind] for kind in missing)})] if missing else []
     known = {line.partition(":")[0]: line for line in core_memory_text(earlier).splitlines() if ":" in line}
     new = [line for line in durable_facts(text) if not _already_known(line, known)]
@@ -218,15 +218,12 @@ def with_core_memory(messages: list[dict[str, str]], core: str) -> list[dict[str
     return [*messages[:at], block, *messages[at:]]
 
 
-def _request_knows(kind: str, request_text: str) -> bool:
-    if kind == "phone":
-        return bool(PHONE.search(request_text))
-    if kind == "email":
-        return bool(EMAIL.search(request_text))
-    facts = extract_facts(request_text).merge(memory_facts(request_text))
-    field = {"order": "order_number", "name": "customer_name", "product": "product", "damage": "damaged_part",
-             "problem": "problem", "checks": "checks", "preferences": "preferences"}[kind]  # fmt: skip
-    return bool(getattr(facts, field))
+def _request_knows(kind: str, said: str, core: str) -> bool:
+    """Whether the request already holds the asked fact: in what was said, or in core memory's lines."""
+    if kind in ("phone", "email"):
+        return bool((PHONE if kind == "phone" else EMAIL).search(f"{said}\n{core}"))
+    facts = extract_facts(said).merge(memory_facts(core))
+    return bool(getattr(facts, intents.FACT_OF_KIND[kind]))
 
 
 def contact_answer(messages: Sequence[Mapping[str, Any]]) -> str | None:
