@@ -48,7 +48,7 @@ from course_lib.checking.catalog import CourseLayout, Exercise
 from course_lib.checking.safetext import csv_cell
 
 THRESHOLD = 0.9
-VERSION = 2  # of the normalization: fingerprints stored by an older one are computed again
+VERSION = 3  # of the normalization: fingerprints stored by an older one are computed again
 MIN_NODES = 40  # tokens: below this a file or function is too small to judge
 K = 12  # tokens per k-gram
 WINDOW = 6  # winnowing window: any shared run of WINDOW + K - 1 tokens is found
@@ -152,6 +152,13 @@ def _positive(test: ast.expr) -> tuple[ast.expr, bool]:
     return test, False
 
 
+def _negated(test: ast.expr) -> ast.expr:
+    """`not test`, written as an early return would write it (`a not in b`, `a != b`, `not c`)."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
+        return ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators)
+    return ast.UnaryOp(ast.Not(), test)
+
+
 class _Canonical(ast.NodeTransformer):
     """One form for: mirrored comparisons (`b > a` is `a < b`), the two polarities of an if/else
     and of `x if c else y`, an else after a branch that returns, constant strings split with `+`,
@@ -202,6 +209,9 @@ class _Canonical(ast.NodeTransformer):
                     statement = ast.If(test, statement.orelse, statement.body)
                 else:
                     statement.test = test
+                if not isinstance(statement.body[-1], _TERMINAL) and isinstance(statement.orelse[-1], _TERMINAL):
+                    # `if c: <rest> else: return X` is the early return `if not c: return X` + rest
+                    statement = ast.If(_negated(statement.test), statement.orelse, statement.body)
                 if isinstance(statement.body[-1], _TERMINAL):  # no else after a return
                     out.append(ast.If(statement.test, statement.body, []))
                     out.extend(self._statements(statement.orelse))

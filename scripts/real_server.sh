@@ -4,7 +4,7 @@
 # the first run compiles it (about 30 min on 2 busy cores); later runs reuse .venv-llama.
 #
 #   bash scripts/real_server.sh                  # Qwen2.5-Coder-0.5B: start the server, run the checks
-#   bash scripts/real_server.sh notebooks        # ... execute notebooks 00–08 against it instead
+#   bash scripts/real_server.sh notebooks        # ... execute notebooks 00–09 against it instead
 #   bash scripts/real_server.sh notebooks 05 08  # ... only these (prefixes or names)
 #   bash scripts/real_server.sh serve            # ... only serve (Ctrl+C stops); point the course at it
 #   MODEL=smollm2 bash scripts/real_server.sh    # SmolLM2-135M-Instruct instead (fast, far weaker)

@@ -48,7 +48,16 @@ def test_fakes_match_the_harness():
 
     fake = isolated.build()[2]
     for name in FAKES:
-        assert callable(fake(name))
+        made = fake(name)
+        assert callable(made) or (type(made) is dict and made and all(callable(f) for f in made.values()))
+    tools = fake("memory_tools")  # run_tool_calls's tools: numbered per case, one failing on purpose
+    assert tools["memory_stats"]() == "вызов 1: записей в архиве: 3"
+    assert tools["archival_memory_search"](query="x") == "вызов 2: по запросу «x», страница 0: ничего не найдено"
+    with pytest.raises(ValueError, match="лишний аргумент q"):
+        tools["archival_memory_search"](q="x")
+    with pytest.raises(RuntimeError):
+        tools["archival_memory_insert"](text="x")
+    assert fake("memory_tools")["memory_stats"]() == "вызов 1: записей в архиве: 3"  # a fresh count per case
     assert fake("chars")("абв") == 3
     assert fake("words")("  a  b ") == 2
     echo = fake("echo")

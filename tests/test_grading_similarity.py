@@ -25,7 +25,8 @@ def test_every_plagiarised_variant_is_flagged(kind):
         score = compare(fingerprint(reference(exercise.name), exercise.entry), fingerprint(copy, exercise.entry))
         if score < THRESHOLD:
             missed.append((exercise.name, round(score, 3)))
-    assert total == (5 if kind == "reordered" else 12)
+    # "reordered" needs two functions (or methods) in the reference: not every exercise has them.
+    assert total >= 5 if kind == "reordered" else total == len(EXERCISES)
     assert missed == []  # target was >= 11/12; all are flagged
 
 

@@ -211,17 +211,18 @@ def test_moodle_export_is_on_0_100_and_never_wipes_a_grade(tmp_path, capsys):
     # unlimitedgrades); the item's own maximum is not consulted. An empty cell wipes a hand grade.
     out = tmp_path / "out"
     out.mkdir()
-    header = "submission,status,score,max_score," + ",".join(
-        e.name for e in __import__("course_lib.checking.catalog", fromlist=["EXERCISES"]).EXERCISES
-    )
-    (out / "grades.csv").write_text(header + ",details,source\nipetrov,ok,118.50,120.00" + ",10.00" * 12
+    from course_lib.checking.catalog import EXERCISES
+
+    header = "submission,status,score,max_score," + ",".join(exercise.name for exercise in EXERCISES)
+    total = 10 * len(EXERCISES)  # the course's maximum: every exercise is worth 10
+    (out / "grades.csv").write_text(header + f",details,source\nipetrov,ok,118.50,{total}.00" + ",10.00" * len(EXERCISES)
                                     + ",,ipetrov\n", encoding="utf-8")  # fmt: skip
     roster = _write(tmp_path / "r.csv", _moodle_rows(), "utf-8", ",")
     assert export.main([str(out), "--lms", "moodle", "--roster", str(roster)]) == 0
     err = capsys.readouterr().err
     rows = list(csv.reader((out / "gradebook-moodle.csv").open(encoding="utf-8")))
-    assert [row[4] for row in rows[1:]] == ["98.75"]  # only the student with a grade
-    assert "шкале 0…100 (балл × 100 / 120)" in err and "gradevaluetoobig" not in err
+    assert [row[4] for row in rows[1:]] == [f"{118.5 * 100 / total:.2f}"]  # only the student with a grade
+    assert f"шкале 0…100 (балл × 100 / {total})" in err and "gradevaluetoobig" not in err
     assert "в файл не вошли" in err and "Анна Смирнова" in err and "--keep-missing" in err
     assert export.main([str(out), "--lms", "moodle", "--roster", str(roster), "--keep-missing"]) == 0
     rows = list(csv.reader((out / "gradebook-moodle.csv").open(encoding="utf-8")))

@@ -14,7 +14,7 @@ from course_lib.config import Settings
 from course_lib.llm.client import LLMClient
 from course_lib.llm.errors import LLMBadRequestError, LLMToolSequenceError
 from course_lib.llm.offline import tools as rules
-from course_lib.llm.tool_calls import StreamedCalls, assistant_message, read_call, tool_result
+from course_lib.llm.tool_calls import StreamedCalls, assistant_message, looks_like_call, read_call, tool_result
 
 INSTRUCTION = {"role": "developer", "content": "Ты — вежливый оператор поддержки."}
 PHONE_SAID = {"role": "user", "content": "Мой телефон +7 912 345-67-89"}
@@ -256,3 +256,20 @@ def test_the_client_reads_a_servers_text_calls_only_when_tools_were_offered(monk
     assert [(c.name, c.arguments) for c in result.tool_calls] == [(rules.ARCHIVE_SEARCH, {"query": "телефон"})]
     plain = client.generate([PHONE_ASKED])  # no tools offered: the text is the reply, as it came
     assert plain.tool_calls == () and plain.text.startswith("<tool_call>")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"name": "core_memory_append", "arguments": {"label": "', True),  # cut off
+        ('```json\n{ "name": "core_memory_replace", "arguments": { "label": "Заметки"', True),
+        # Qwen2.5-Coder-0.5B on llama-cpp-python 0.3.36 wrapped its call in the request's own tag:
+        ('<customer_message>\n{ "name": "core_memory_replace", "arguments": {"label": "phone"} }\n</customer_message>', True),
+        ('<tool_call>\n{"name": "archival_memory_search"', True),
+        ("Ваш телефон: +7 912 345-67-89.", False),
+        ("<b>Важно</b>: {name} в шаблоне письма", False),
+        ("", False),
+    ],
+)
+def test_an_unreadable_call_written_as_text_is_recognised(text, expected):
+    assert looks_like_call(text) is expected

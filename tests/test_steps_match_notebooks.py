@@ -57,6 +57,7 @@ FILL_INS = [
     ("03_sessions", "get_or_create_session", "course_lib.steps.sessions"),
     ("04_sliding_window", "turns_that_fit", "course_lib.steps.window"),
     ("05_summary", "commit_state", "course_lib.steps.summary"),
+    ("09_tool_memory", "add_exchange", "course_lib.steps.tool_memory"),
 ]
 
 # Written once, in 01 (issue 9: one helper, one home); later notebooks import them.

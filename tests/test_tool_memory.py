@@ -60,8 +60,7 @@ def test_a_turn_is_the_question_its_exchanges_and_the_reply():
     turns = group_tool_exchanges(history)
     assert [len(turn) for turn in turns] == [4, 2]
     assert [m for turn in turns for m in turn] == history
-    turns[0][0]["content"] = "changed"
-    assert history == TWO_TURNS  # copies, not the caller's dicts
+    assert history == TWO_TURNS  # the caller's history is not changed
 
 
 def test_results_may_come_in_any_order_and_exchanges_repeat():
@@ -73,14 +72,14 @@ def test_results_may_come_in_any_order_and_exchanges_repeat():
 @pytest.mark.parametrize(
     "history, expected",
     [
-        ([tool_result("a", "x"), reply("?")], "результат инструмента без вызова"),
-        ([user("?"), tool_result("a", "x"), reply("!")], "tool_call_id='a' не ждёт ответа"),
-        ([user("?"), calling("a"), reply("!")], "у вызовов a нет результатов"),
-        ([user("?"), calling("a"), tool_result("a", "1"), tool_result("a", "1"), reply("!")], "не ждёт ответа"),
+        ([tool_result("a", "x"), reply("?")], "результат без вызова"),
+        ([user("?"), tool_result("a", "x"), reply("!")], "tool_call_id='a' никто не ждёт"),
+        ([user("?"), calling("a"), reply("!")], "у вызовов a ещё нет результатов"),
+        ([user("?"), calling("a"), tool_result("a", "1"), tool_result("a", "1"), reply("!")], "никто не ждёт"),
         ([user("?"), calling("a", "b"), tool_result("a", "1")], "у вызовов b нет результатов"),
         ([user("?"), user("?")], "предыдущий ход не закончен"),
-        ([reply("!")], "без сообщения клиента"),
-        ([user("?")], "последний ход не закончен"),
+        ([reply("!")], "перед ним нет сообщения клиента"),
+        ([user("?")], "кончается посреди хода"),
         ([user("?"), {"role": "developer", "content": "x"}], "только user, assistant и tool"),
     ],
 )
@@ -124,15 +123,14 @@ def test_append_and_replace_return_new_blocks():
     [
         ({"action": "append", "label": "пароли", "text": "x"}, "нет блока 'пароли'"),
         ({"action": "append", "label": "клиент", "text": "  "}, "text пуст"),
-        ({"action": "append", "label": "клиент", "text": "x" * 40}, "переполнится: 50 символов при пределе 40 \\(свободно 31\\)"),
+        ({"action": "append", "label": "клиент", "text": "x" * 40}, "переполнится: длина в символах станет 50, предел — 40, свободно — 31"),
         ({"action": "replace", "label": "клиент", "old": "Пётр", "new": "x"}, "не найден"),
         ({"action": "replace", "label": "клиент", "old": "", "new": "x"}, "old пуст"),
-        ({"action": "replace", "label": "клиент", "old": "н", "new": "x"}, "встречается 2 раза"),
+        ({"action": "replace", "label": "клиент", "old": "н", "new": "x"}, "встречается не один раз \\(2\\)"),
         ({"action": "delete", "label": "клиент"}, "append или replace"),
     ],
 )
 def test_an_impossible_edit_says_why_and_changes_nothing(command, expected):
-    # (Russian numerals agree: 2 раза, 5 раз, 41 символ — see course_lib.russian.plural.)
     blocks = {"клиент": "Имя: Анна"}
     with pytest.raises(CoreMemoryError, match=expected):
         edit_core_memory(blocks, LIMITS, command)
@@ -168,22 +166,34 @@ def _tools(log: list) -> dict[str, Tool]:
 def test_calls_run_in_order_and_every_failure_is_a_result():
     log: list = []
     calls = [
-        read_call("c1", "archival_memory_search", '{"query": "телефон"}'),
-        read_call("c2", "archival_memory_search", '{"query": '),
-        read_call("c3", "archival_memory_search", '{"query": "", "page": -1, "extra": 1}'),
-        read_call("c4", "get_weather", "{}"),
-        read_call("c5", "archival_memory_search", '{"query": "boom"}'),
-    ]
+        read_call(f"c{n}", name, arguments).as_wire()
+        for n, (name, arguments) in enumerate([
+            ("archival_memory_search", '{"query": "телефон"}'),
+            ("archival_memory_search", '{"query": '),
+            ("archival_memory_search", '{"query": "", "page": -1, "extra": 1}'),
+            ("get_weather", "{}"),
+            ("archival_memory_search", '{"query": "boom"}'),
+            ("archival_memory_search", '["телефон"]'),
+        ], start=1)
+    ]  # fmt: skip
     results = run_tool_calls(calls, _tools(log))
-    assert [r["tool_call_id"] for r in results] == ["c1", "c2", "c3", "c4", "c5"]
+    assert [r["tool_call_id"] for r in results] == ["c1", "c2", "c3", "c4", "c5", "c6"]
     assert all(r["role"] == "tool" for r in results)
     assert json.loads(results[0]["content"]) == {"results": ["телефон"], "page": 0}
-    assert results[1]["content"].startswith("Ошибка: аргументы — не JSON")
+    assert results[1]["content"] == results[5]["content"] == "Ошибка: аргументы должны быть JSON-объектом."
+    assert results[2]["content"].startswith("Ошибка: аргументы не прошли проверку — ")
     assert "query: пустая строка" in results[2]["content"] and "page: слишком маленькое число" in results[2]["content"]
     assert "extra: лишнее поле" in results[2]["content"]
-    assert results[3]["content"] == "Ошибка: нет инструмента «get_weather»; есть: archival_memory_search."
-    assert "RuntimeError: база недоступна" in results[4]["content"]
+    assert results[3]["content"] == "Ошибка: нет инструмента «get_weather»."
+    assert results[4]["content"] == "Ошибка: база недоступна"
     assert log == ["телефон", "boom"]  # invalid calls never reach the tool
+    assert calls[0]["function"]["arguments"] == '{"query": "телефон"}'  # the calls are not changed
+
+
+def test_a_tool_takes_any_argument_name_the_model_sends():
+    # «self» is an argument name like any other: the tool's own parameters never collide with it.
+    (result,) = run_tool_calls([read_call("c1", "archival_memory_search", '{"self": 1}').as_wire()], _tools([]))
+    assert result["content"] == "Ошибка: аргументы не прошли проверку — query: обязательное поле не задано; self: лишнее поле"
 
 
 def test_specs_are_what_the_offline_model_and_openai_take():

@@ -148,7 +148,7 @@ def test_an_invalid_call_goes_back_to_the_model_as_a_result(store):
     model = CallingForever(invalid=True, stop_after=2)
     chat = chat_for(model, store)
     result = chat.reply("Какой у меня телефон?")
-    assert result.text == "Готово." and result.steps[0].result.startswith("Ошибка: аргументы — не JSON")
+    assert result.text == "Готово." and result.steps[0].result == "Ошибка: аргументы должны быть JSON-объектом."
     second = model.requests[1]
     assert second[-1] == {"role": "tool", "tool_call_id": "c1", "content": result.steps[0].result}
     assert second[-2]["tool_calls"][0]["function"]["arguments"] == '{"query": '  # sent back as it came

@@ -53,6 +53,8 @@ FAKES = {
     "forbidden": "summarize: любой вызов — ошибка RuntimeError",
     "blank": "summarize: возвращает строку из одних пробелов",
     "not_str": "summarize: возвращает число 42 вместо строки",
+    "memory_tools": "tools для run_tool_calls: core_memory_append(label, text), archival_memory_search(query, page=0), "
+    "memory_stats() — строка «вызов N: …» с номером вызова; archival_memory_insert(...) — RuntimeError",
 }
 
 

@@ -120,8 +120,12 @@ def calls_in_text(text: str, offered: Collection[str]) -> tuple[str, tuple[ToolC
 def looks_like_call(text: str | None) -> bool:
     """Whether a reply is a tool call the model wrote as text but that could not be read (a cut or
     malformed object): never an answer to show a customer."""
-    body = _FENCE.sub("", text or "").lstrip()
+    body = _WRAPPER.sub("", _FENCE.sub("", text or "")).lstrip()
     return body.startswith(("{", "<tool_call>")) and '"name"' in body[:300]
+
+
+# Tags a small model wraps its text call in, copying the request's own (`<customer_message>{…}`).
+_WRAPPER = re.compile(r"^(?:\s*<(?!tool_call>)[a-z_]{1,40}>)+")
 
 
 def _json_objects(text: str) -> list[dict[str, Any]] | None:

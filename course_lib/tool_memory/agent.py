@@ -9,6 +9,11 @@ A failure at any step leaves the history and the memory exactly as they were.
 
 A model that answers in plain text instead of calling a tool is simply answered: its reply is the
 turn's reply, and nothing is remembered (the lesson shows why that loses facts).
+
+Three steps are the exercises of notebook 09 and can be passed in (the notebook passes the
+student's, through `your_code`): `group_tool_exchanges` cuts the history into whole turns for the
+window, `run_tool_calls` runs a round of calls, `edit_core_memory` makes the core-memory edits, and
+`add_exchange` (the notebook's fill-in) puts a round into the turn.
 """
 
 from __future__ import annotations
@@ -26,11 +31,15 @@ from course_lib.memory.store import LongTermStore
 from course_lib.messages import Message
 from course_lib.prompts.support_chat.v1_3_0 import SUPPORT_CHAT_PROMPT_V1_3_0
 from course_lib.russian import plural, tokens
+from course_lib.steps.tool_memory import add_exchange as course_add_exchange
 from course_lib.tokenizer import TokenCounter
+from course_lib.tool_memory.core_memory import edit_core_memory as course_edit_core_memory
 from course_lib.tool_memory.core_memory import render_core_memory
+from course_lib.tool_memory.exchanges import group_tool_exchanges as course_group_tool_exchanges
 from course_lib.tool_memory.exchanges import newest_turns_that_fit
 from course_lib.tool_memory.memory_tools import MemoryTools
-from course_lib.tool_memory.registry import run_tool_calls, tool_specs
+from course_lib.tool_memory.registry import run_tool_calls as course_run_tool_calls
+from course_lib.tool_memory.registry import tool_specs
 
 MAX_STEPS = 4
 """Rounds of tool calls per turn; the request after the last round must be answered in text."""
@@ -81,6 +90,10 @@ class ToolMemoryChat:
         counter: TokenCounter | None = None,
         clock: Callable[[], float] = time.time,
         new_session_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        group_tool_exchanges: Callable[[list[Message]], list[list[Message]]] = course_group_tool_exchanges,
+        run_tool_calls: Callable[[list[dict], dict], list[Message]] = course_run_tool_calls,
+        edit_core_memory: Callable[[dict, dict, dict], dict] = course_edit_core_memory,
+        add_exchange: Callable[[list[Message], Message, list[Message]], list[Message]] = course_add_exchange,
     ) -> None:
         if not isinstance(user_id, str) or not user_id.strip():
             raise ToolAgentError("Нужно непустое имя пользователя: память ведётся для каждого клиента отдельно.")
@@ -90,7 +103,10 @@ class ToolMemoryChat:
             raise ToolAgentError("max_steps должен быть целым числом не меньше 1.")
         self.llm_client = llm_client
         self.user_id = user_id.strip()
-        self.tools = MemoryTools(store, self.user_id, limits=limits, clock=clock)
+        self.tools = MemoryTools(store, self.user_id, limits=limits, clock=clock, edit_core_memory=edit_core_memory)
+        self.group_tool_exchanges = group_tool_exchanges
+        self.run_tool_calls = run_tool_calls
+        self.add_exchange = add_exchange
         self.input_token_budget = input_token_budget
         self.max_steps = max_steps
         self.counter = counter or TokenCounter()
@@ -100,12 +116,14 @@ class ToolMemoryChat:
 
     def new_session(self) -> str:
         self.session_id = self._new_session_id()
-        self._turns: list[list[Message]] = []
+        self._history: list[Message] = []
+        self._turn_count = 0
         return self.session_id
 
     @property
     def history(self) -> tuple[Message, ...]:
-        return tuple(message for turn in self._turns for message in turn)
+        """The session's messages, every tool exchange included, as they are sent."""
+        return tuple(self._history)
 
     def instruction(self) -> Message:
         memory = render_core_memory(self.tools.blocks(), self.tools.limits)
@@ -119,12 +137,13 @@ class ToolMemoryChat:
         except BaseException:
             self.tools.begin()  # what the failed turn staged is dropped, not left for /memory or the next turn
             raise
-        turn_number = len(self._turns) + 1
+        turn_number = self._turn_count + 1
         self.tools.commit(self.session_id, turn_number)
         self.tools.store.archive_turn(
             self.user_id, self.session_id, turn_number, text, pending[-1]["content"], now=self._clock()
         )
-        self._turns.append(pending)
+        self._history += pending
+        self._turn_count = turn_number
         return ToolReply(pending[-1]["content"], tuple(steps), tuple(pending), calls, spent)
 
     def _run_turn(
@@ -150,10 +169,16 @@ class ToolMemoryChat:
                     f"Модель вызывала инструменты {plural(self.max_steps, TIMES)} подряд и так и не ответила: "
                     "ход отменён, память и история не изменились."
                 )
-            results = run_tool_calls(result.tool_calls, self.tools.registry)
-            pending += [assistant_message(result.text, result.tool_calls), *results]
+            calling = assistant_message(result.text, result.tool_calls)
+            try:
+                results = self.run_tool_calls(calling["tool_calls"], self.tools.registry)
+            except (TypeError, ValueError) as error:
+                raise ToolAgentError(
+                    f"Вызовы модели не выполнены: {error}. Ход отменён, память и история не изменились."
+                ) from error
+            pending = self.add_exchange(pending, calling, results)
             for call, answer in zip(result.tool_calls, results):
-                step = ToolStep(call.name, call.raw_arguments, answer["content"])
+                step = ToolStep(call.name, call.raw_arguments, str(answer.get("content", "")))
                 steps.append(step)
                 if on_step is not None:
                     on_step(step)
@@ -177,8 +202,12 @@ class ToolMemoryChat:
                 f"Инструкция, основная память и этот ход уже занимают {tokens(fixed)} при бюджете "
                 f"{self.input_token_budget}: запрос не отправлен, память и история не изменились."
             )
+        try:
+            turns = self.group_tool_exchanges(list(self._history))
+        except ValueError as error:
+            raise ToolAgentError(f"История сессии испорчена: {error}. Запрос не отправлен.") from error
         cost = lambda turn: sum(self.counter.count_message(m) for m in turn)  # noqa: E731
-        window = newest_turns_that_fit(self._turns, self.input_token_budget - fixed, cost)
+        window = newest_turns_that_fit(turns, self.input_token_budget - fixed, cost)
         return [instruction, *(m for turn in window for m in turn), *pending]
 
 

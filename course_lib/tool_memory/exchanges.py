@@ -4,60 +4,19 @@ a `tool` result never loses the assistant `tool_calls` message it answers (the H
 providers answer, see `course_lib.llm.offline.tools`).
 
     user → assistant(tool_calls=[a, b]) → tool(a) → tool(b) → assistant("…")     one turn
+
+`group_tool_exchanges` is the exercise of notebook 09 (the course's version; the notebook passes
+the student's through `your_code`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from course_lib.course_versions.group_tool_exchanges import ToolExchangeError, group_tool_exchanges
 from course_lib.messages import Message
 
-
-class ToolExchangeError(ValueError):
-    """The history is not a sequence of whole turns: a result without its call, a call without its
-    result, or a turn that does not end with the assistant's reply."""
-
-
-def group_tool_exchanges(history: Sequence[Message]) -> list[list[Message]]:
-    """The history's turns, in order; each message copied (the caller's history is never shared).
-
-    Raises `ToolExchangeError` naming the message that breaks the rule."""
-    turns: list[list[Message]] = []
-    current: list[Message] | None = None
-    waiting: list[str] = []  # ids of the open tool_calls message still without a result
-    for index, message in enumerate(history):
-        role = message.get("role")
-        where = f"сообщение №{index} ({role})"
-        if role == "user":
-            if current is not None:
-                raise ToolExchangeError(f"{where}: предыдущий ход не закончен ответом ассистента.")
-            current = [dict(message)]
-        elif role == "tool":
-            call_id = message.get("tool_call_id")
-            if current is None or call_id not in waiting:
-                raise ToolExchangeError(
-                    f"{where}: результат инструмента без вызова (tool_call_id={call_id!r} не ждёт ответа)."
-                )
-            waiting.remove(call_id)
-            current.append(dict(message))
-        elif role == "assistant":
-            if current is None:
-                raise ToolExchangeError(f"{where}: ответ ассистента без сообщения клиента перед ним.")
-            if waiting:
-                raise ToolExchangeError(f"{where}: у вызовов {', '.join(waiting)} нет результатов.")
-            current.append(dict(message))
-            calls = message.get("tool_calls") or []
-            if calls:
-                waiting = [call["id"] for call in calls]
-            else:
-                turns.append(current)
-                current = None
-        else:
-            raise ToolExchangeError(f"{where}: в истории бывают только user, assistant и tool.")
-    if current is not None:
-        missing = f" (у вызовов {', '.join(waiting)} нет результатов)" if waiting else ""
-        raise ToolExchangeError(f"последний ход не закончен ответом ассистента{missing}.")
-    return turns
+__all__ = ["ToolExchangeError", "group_tool_exchanges", "newest_turns_that_fit", "summary_lines"]
 
 
 def newest_turns_that_fit(

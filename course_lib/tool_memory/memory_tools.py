@@ -19,7 +19,8 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from course_lib.memory.store import PREFIX_CHARS, LongTermStore, search_words
-from course_lib.tool_memory.core_memory import DEFAULT_LIMITS, edit_core_memory
+from course_lib.tool_memory.core_memory import DEFAULT_LIMITS
+from course_lib.tool_memory.core_memory import edit_core_memory as course_edit_core_memory
 from course_lib.tool_memory.registry import Tool
 
 PAGE_SIZE = 3
@@ -56,7 +57,8 @@ class ForgetArguments(_Arguments):
 
 
 class MemoryTools:
-    """The tools of one user, staged per turn; `registry` is what `run_tool_calls` takes."""
+    """The tools of one user, staged per turn; `registry` is what `run_tool_calls` takes
+    (name → a `Tool`, called with the call's arguments as keywords)."""
 
     def __init__(
         self,
@@ -66,8 +68,10 @@ class MemoryTools:
         limits: dict[str, int] | None = None,
         page_size: int = PAGE_SIZE,
         clock: Callable[[], float] = time.time,
+        edit_core_memory: Callable[[dict, dict, dict], dict] = course_edit_core_memory,
     ) -> None:
         self.store = store
+        self.edit_core_memory = edit_core_memory
         self.user_id = user_id
         self.limits = dict(limits or DEFAULT_LIMITS)
         self.page_size = page_size
@@ -121,7 +125,8 @@ class MemoryTools:
         return self._edit({"action": "replace", "label": arguments.label, "old": arguments.old, "new": arguments.new})
 
     def _edit(self, command: dict[str, str]) -> str:
-        self._blocks = edit_core_memory(self._blocks, self.limits, command)  # CoreMemoryError: the model's result
+        # A refused edit raises (CoreMemoryError): run_tool_calls turns it into the model's result.
+        self._blocks = self.edit_core_memory(dict(self._blocks), dict(self.limits), command)
         label = command["label"]
         self._changed.add(label)
         return f"Блок «{label}»: {len(self._blocks[label])}/{self.limits[label]} символов."

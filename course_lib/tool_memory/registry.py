@@ -1,23 +1,30 @@
 """The tools a model may call, and `run_tool_calls`: each call of one model answer run against them.
 
 A tool is a name, a description for the model, a pydantic model of its arguments and a function.
-Nothing a call does wrong is raised into the chat: an unknown tool, arguments that are not JSON or
-do not validate, an exception inside the tool — each becomes that call's result, in Russian,
-starting with «Ошибка», so the model can see what was wrong and try again.
+Called with the call's arguments as keywords (what `run_tool_calls` does), it validates them first:
+arguments that do not validate raise `ToolArgumentsError` with a Russian description, which
+`run_tool_calls` turns into the call's result («Ошибка: …») — the model sees what was wrong and
+can try again; nothing a call does wrong is raised into the chat.
+
+`run_tool_calls` is the exercise of notebook 09 (the course's version; the notebook passes the
+student's through `your_code`): it takes the calls as they are on the wire,
+`{"id", "type": "function", "function": {"name", "arguments": "<JSON>"}}`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from course_lib.llm.tool_calls import ToolCallRequest, tool_result
-from course_lib.messages import Message
+from course_lib.course_versions.run_tool_calls import run_tool_calls
+
+__all__ = ["ERROR_PREFIX", "Tool", "ToolArgumentsError", "describe_validation", "run_tool_calls", "tool_specs"]
 
 ERROR_PREFIX = "Ошибка"
+"""How every failed call's result starts (the exercise's contract)."""
 _PYDANTIC_WORDS = {
     "missing": "обязательное поле не задано",
     "extra_forbidden": "лишнее поле",
@@ -31,12 +38,23 @@ _PYDANTIC_WORDS = {
 }
 
 
+class ToolArgumentsError(ValueError):
+    """A call's arguments did not validate; the message says which field and why, in Russian."""
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
     description: str
     arguments: type[BaseModel]
     run: Callable[[Any], str]
+
+    def __call__(self, /, **arguments: Any) -> str:
+        try:
+            validated = self.arguments.model_validate(arguments)
+        except ValidationError as error:
+            raise ToolArgumentsError(f"аргументы не прошли проверку — {describe_validation(error)}") from None
+        return str(self.run(validated))
 
     def spec(self) -> dict[str, Any]:
         """The tool as a request's `tools` entry (its JSON schema from the pydantic model)."""
@@ -47,27 +65,6 @@ class Tool:
 
 def tool_specs(tools: Mapping[str, Tool]) -> list[dict[str, Any]]:
     return [tool.spec() for tool in tools.values()]
-
-
-def run_tool_calls(calls: Sequence[ToolCallRequest], tools: Mapping[str, Tool]) -> list[Message]:
-    """One `tool` message per call, in the calls' order, each answering its call's id."""
-    return [tool_result(call.id, _run_one(call, tools)) for call in calls]
-
-
-def _run_one(call: ToolCallRequest, tools: Mapping[str, Tool]) -> str:
-    tool = tools.get(call.name)
-    if tool is None:
-        return f"{ERROR_PREFIX}: нет инструмента «{call.name}»; есть: {', '.join(tools) or 'никаких'}."
-    if call.arguments is None:
-        return f"{ERROR_PREFIX}: {call.error or 'аргументы не прочитаны'}."
-    try:
-        arguments = tool.arguments.model_validate(call.arguments)
-    except ValidationError as error:
-        return f"{ERROR_PREFIX}: аргументы не прошли проверку — {describe_validation(error)}."
-    try:
-        return str(tool.run(arguments))
-    except Exception as error:  # a tool's failure is the model's information, not the chat's crash
-        return f"{ERROR_PREFIX}: инструмент «{call.name}» не выполнен: {type(error).__name__}: {error}"
 
 
 def describe_validation(error: ValidationError) -> str:

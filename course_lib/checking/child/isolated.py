@@ -118,8 +118,41 @@ def fake(name):
         once("summarize")
         return 42
 
+    def memory_tools():
+        # Tools for run_tool_calls: each call is numbered, so a tool run twice or out of order shows.
+        def numbered(text):
+            calls[0] += 1
+            return f"вызов {calls[0]}: {text}"
+
+        def refuse_extra(extra):
+            for key in extra:
+                raise ValueError(f"лишний аргумент {key}")
+
+        def append(label=None, text=None, **extra):
+            refuse_extra(extra)
+            if type(label) is not str or type(text) is not str:
+                raise ValueError("label и text — обязательные строки")
+            return numbered(f"в блок «{label}» дописано: {text}")
+
+        def search(query=None, page=0, **extra):
+            refuse_extra(extra)
+            if type(query) is not str or type(page) is not type(0):
+                raise ValueError("query — строка, page — целое число")
+            return numbered(f"по запросу «{query}», страница {page}: ничего не найдено")
+
+        def insert(**arguments):
+            raise RuntimeError("архив недоступен, попробуйте позже")
+
+        def stats():
+            return numbered("записей в архиве: 3")
+
+        return {"core_memory_append": append, "archival_memory_search": search,
+                "archival_memory_insert": insert, "memory_stats": stats}
+
     fakes = {"chars": chars, "words": words, "echo": echo, "padded": padded,
              "forbidden": forbidden, "blank": blank, "not_str": not_str}
+    if name == "memory_tools":
+        return memory_tools()
     if name not in fakes:
         raise ValueError(f"unknown fake {name!r}")
     return fakes[name]

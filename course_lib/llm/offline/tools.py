@@ -21,7 +21,8 @@ message, the model decides by these rules, in order, and only ever calls a funct
 Otherwise it answers in text. `tool_choice="required"` with no rule firing searches the archive for
 the message (or calls the first offered function with no arguments); a named function is called
 with the arguments its rule would give, else none. After the results of its calls it answers in
-text: what the results say about the customer's question, then its usual reply.
+text: what the results say about the customer's question (a failed call only as «Не смог сохранить
+это в память.»: the error's details are for the model), then its usual reply.
 """
 
 from __future__ import annotations
@@ -228,11 +229,13 @@ def _request_knows(kind: str, said: str, core: str) -> bool:
 
 def contact_answer(messages: Sequence[Mapping[str, Any]]) -> str | None:
     """«Ваш телефон: …» when the customer asks for a phone or e-mail that a `<core_memory>` block of
-    the request holds (core memory is in every request: no search needed); else None."""
+    the request holds (core memory is in every request: no search needed), or an earlier tool result
+    of the session (a search already brought it); else None."""
     if not messages or messages[-1].get("role") != "user":
         return None
     memory = "\n".join(
-        str(m.get("content") or "") for m in messages[:-1] if "<core_memory>" in str(m.get("content") or "")
+        str(m.get("content") or "") for m in messages[:-1]
+        if m.get("role") == "tool" or "<core_memory>" in str(m.get("content") or "")
     )
     text = customer_text(messages[-1])
     asked = asked_kinds(lx.normalize(text), text)
@@ -260,8 +263,8 @@ def answer_from_results(messages: Sequence[Mapping[str, Any]]) -> tuple[str, lis
     for result in messages[start:end]:
         name = calls.get(result.get("tool_call_id"), "")
         content = str(result.get("content") or "")
-        if content.startswith("Ошибка"):
-            sentences.append(f"Не получилось ({name}): {content.removeprefix('Ошибка').strip(' :.')}.")
+        if content.startswith("Ошибка"):  # the details are for the model; the customer hears what it means
+            sentences.append(_FAILED.get(name, "Не получилось выполнить это действие."))
         elif name == ARCHIVE_SEARCH:
             found_text.append(content)
             sentences.append(_search_answer(question_text, content))
@@ -278,6 +281,15 @@ def answer_from_results(messages: Sequence[Mapping[str, Any]]) -> tuple[str, lis
         memory = "\n".join(found_text)
         plain.insert(len(plain) - 1 if plain else 0, {"role": "user", "content": f"<user_memory>\n{memory}\n</user_memory>"})
     return " ".join(sentence for sentence in sentences if sentence), with_core_memory(plain, core_memory_text(messages))
+
+
+_FAILED = {
+    CORE_APPEND: "Не смог сохранить это в память.",
+    CORE_REPLACE: "Не смог обновить это в памяти.",
+    ARCHIVE_INSERT: "Не смог сохранить это в архив.",
+    ARCHIVE_SEARCH: "Не смог найти это в памяти.",
+    FORGET: "Не смог удалить это из памяти — попробуйте ещё раз.",
+}
 
 
 def _search_answer(question: str, content: str) -> str:
