@@ -117,3 +117,13 @@ def test_real_backend_maps_a_refused_connection(make_settings):
 def test_openai_backend_without_key_is_an_auth_error(make_settings):
     with pytest.raises(errors.LLMAuthenticationError, match="OPENAI_API_KEY"):
         LLMClient(make_settings(llm_backend="openai"))
+
+
+def test_a_closed_client_opens_again_for_the_next_request(offline_settings):
+    # A notebook's clean-up cell closes the client; re-running a section after Run All must work.
+    client = LLMClient(offline_settings)
+    client.close()
+    assert client.generate([{"role": "user", "content": "Здравствуйте"}]).finish_reason == "stop"
+    client.close()
+    client.close()  # closing twice is harmless
+    assert client.generate([{"role": "user", "content": "Ещё вопрос"}]).text

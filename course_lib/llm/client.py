@@ -98,29 +98,12 @@ class LLMClient:
 
         if self.backend == "offline":
             self.offline_model = offline_model or OfflineModel()
-            self._client = openai.OpenAI(
-                api_key="offline-teaching-model",
-                base_url=OFFLINE_BASE_URL,
-                # The offline model's faults are scheduled on purpose; a retry would only wait.
-                max_retries=0,
-                timeout=settings.timeout_seconds,
-                http_client=openai.DefaultHttpxClient(
-                    transport=OfflineTransport(
-                        self.offline_model, chars_per_second=settings.offline_stream_chars_per_second
-                    )
-                ),
+        elif settings.openai_api_key is None:
+            raise LLMAuthenticationError(
+                "Не задан OPENAI_API_KEY: добавьте ключ в .env или используйте LLM_BACKEND=offline."
             )
-        else:
-            if settings.openai_api_key is None:
-                raise LLMAuthenticationError(
-                    "Не задан OPENAI_API_KEY: добавьте ключ в .env или используйте LLM_BACKEND=offline."
-                )
-            self._client = openai.OpenAI(
-                api_key=settings.openai_api_key.get_secret_value(),
-                base_url=settings.openai_base_url,
-                max_retries=settings.max_retries,
-                timeout=settings.timeout_seconds,
-            )
+        self._sdk_client = self._new_sdk_client()
+        self._closed = False
         # Learned from the server as the session goes: None = not known (yet).
         self._structured_output: bool | str | None = None  # True, "json_object", False: what the server took
         self._context_size: int | None = None
@@ -256,8 +239,40 @@ class LLMClient:
             "с большим контекстом (llama.cpp: --ctx-size / --n_ctx)."
         )
 
+    def _new_sdk_client(self) -> openai.OpenAI:
+        settings = self._settings
+        if self.offline_model is not None:
+            return openai.OpenAI(
+                api_key="offline-teaching-model",
+                base_url=OFFLINE_BASE_URL,
+                # The offline model's faults are scheduled on purpose; a retry would only wait.
+                max_retries=0,
+                timeout=settings.timeout_seconds,
+                http_client=openai.DefaultHttpxClient(
+                    transport=OfflineTransport(
+                        self.offline_model, chars_per_second=settings.offline_stream_chars_per_second
+                    )
+                ),
+            )
+        return openai.OpenAI(
+            api_key=settings.openai_api_key.get_secret_value(),
+            base_url=settings.openai_base_url,
+            max_retries=settings.max_retries,
+            timeout=settings.timeout_seconds,
+        )
+
+    @property
+    def _client(self) -> openai.OpenAI:
+        # A notebook's clean-up cell closes the client; a cell run after it (a section re-run after
+        # Run All) gets a new connection instead of httpx's «client has been closed».
+        if self._closed:
+            self._sdk_client, self._closed = self._new_sdk_client(), False
+        return self._sdk_client
+
     def close(self) -> None:
-        self._client.close()
+        """Release the connections; the next request opens new ones."""
+        self._sdk_client.close()
+        self._closed = True
 
     def __enter__(self) -> LLMClient:
         return self
