@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.checking.sandbox import WORKDIR_PREFIX, _claim, detect_tier, sweep_abandoned_workdirs
+from course_lib.checking.sandbox import OWNER_LOCK, WORKDIR_PREFIX, _claim, detect_tier, sweep_abandoned_workdirs
 
 ROOT = Path(__file__).resolve().parents[1]
 # The sandbox uid must be able to read the interpreter: the system one, as on Gradescope.
@@ -119,14 +119,17 @@ def test_a_sweep_leaves_a_live_session_folder_alone(tmp_path):
     live = tmp_path / (WORKDIR_PREFIX + "live")
     dead = tmp_path / (WORKDIR_PREFIX + "dead")
     fresh = tmp_path / (WORKDIR_PREFIX + "unlocked")  # between mkdtemp and its lock
-    for folder in (live, dead, fresh):
+    claiming = tmp_path / (WORKDIR_PREFIX + "claiming")  # its lock file created, not yet locked
+    for folder in (live, dead, fresh, claiming):
         (folder / "box").mkdir(parents=True)
+    (claiming / f"{OWNER_LOCK}.{os.getpid()}").write_text("")  # _claim renames it only once locked
     holder = _claim(str(live))
     os.close(_claim(str(dead)))
     (tmp_path / (WORKDIR_PREFIX + "a-file")).write_text("")
     try:
         assert sweep_abandoned_workdirs(str(tmp_path)) == 1
-        assert live.exists() and fresh.exists() and not dead.exists()
+        assert live.exists() and fresh.exists() and claiming.exists() and not dead.exists()
+        assert sorted(p.name for p in live.iterdir()) == [OWNER_LOCK, "box"]  # no private name left
     finally:
         os.close(holder)
     assert sweep_abandoned_workdirs(str(tmp_path)) == 1

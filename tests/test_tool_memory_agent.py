@@ -13,7 +13,11 @@ from course_lib.config import Settings
 from course_lib.llm.client import LLMClient, LLMResult
 from course_lib.llm.tool_calls import read_call
 from course_lib.llm.offline import tools as rules
+from course_lib.memory import MemoryStore
+from course_lib.tokenizer import TokenCounter
 from course_lib.tool_memory.agent import ToolAgentError, ToolMemoryChat
+from course_lib.widgets.context import DEVELOPER, HISTORY, TOOL, USER, context_from_request
+from course_lib.widgets.render import render_context
 from helpers import run_course_command
 from store_backends import memory_backend, postgres_server, postgres_url  # noqa: F401
 
@@ -247,3 +251,23 @@ def test_the_console_dialogue_shows_the_tool_calls(monkeypatch, tmp_path):
 def test_the_console_refuses_what_tools_memory_cannot_do(monkeypatch, tmp_path, args, expected):
     result = run_course_command(monkeypatch, ["chat", "--store", str(tmp_path / "s.sqlite3"), *args])
     assert result.returncode == 2 and expected in result.stderr
+
+
+def test_the_inspector_shows_a_tool_turn_as_question_then_its_exchange(tmp_path):
+    # Notebook 09 shows the last request of a turn in the context inspector: the customer's message
+    # is the new message, the calls and results after it are this turn's exchange, not history.
+    store = MemoryStore(tmp_path / "inspect.sqlite3")
+    with LLMClient(Settings(_env_file=None, llm_backend="offline")) as client:
+        chat = ToolMemoryChat(client, store, "anna")
+        chat.reply("Здравствуйте! Меня зовут Анна.")
+        before = list(chat.history)
+        reply = chat.reply("Мой телефон +7 912 345-67-89")
+    counter = TokenCounter()
+    view = context_from_request(reply.request, before, counter=counter, budget=chat.input_token_budget,
+                                estimated_tokens=counter.count_messages(list(reply.request)), summary=None)
+    assert [entry.kind for entry in view.sent] == [DEVELOPER, HISTORY, HISTORY, HISTORY, HISTORY, USER, TOOL, TOOL]
+    assert view.sent[6].content.startswith("⚙ core_memory_append(") and view.sent[7].role == "tool"
+    assert view.left_out == ()
+    html = render_context(view, show_summary=False)
+    assert "вызовы и результаты этого хода" in html and "⚙ core_memory_append" in html
+    store.close()

@@ -256,9 +256,15 @@ _SWEEP_LOCK = threading.Lock()  # not _TIER_LOCK: the tier probe itself starts a
 
 
 def _claim(workdir: str) -> int:
-    """Lock a new working folder for this process; the lock ends with the process, however it ends."""
-    fd = os.open(os.path.join(workdir, OWNER_LOCK), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    """Lock a new working folder for this process; the lock ends with the process, however it ends.
+
+    The lock file is locked under a private name and only then renamed to OWNER_LOCK: a sweeper
+    never finds OWNER_LOCK unlocked in a live folder (opened between our create and our flock, it
+    would have taken the lock first and removed the folder)."""
+    private = os.path.join(workdir, f"{OWNER_LOCK}.{os.getpid()}")
+    fd = os.open(private, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.rename(private, os.path.join(workdir, OWNER_LOCK))
     return fd
 
 

@@ -73,6 +73,8 @@ class ToolReply:
     model_calls: int
     input_tokens: int
     """Input tokens of all the turn's requests, by the server's count when it sent one."""
+    request: tuple[Message, ...] = ()
+    """The turn's last request, the one answered in text (what a context inspector shows)."""
 
 
 class ToolMemoryChat:
@@ -133,7 +135,7 @@ class ToolMemoryChat:
         text = normalize_user_text(user_text, ToolAgentError)
         self.tools.begin()
         try:
-            pending, steps, calls, spent = self._run_turn(text, on_step)
+            pending, steps, calls, spent, request = self._run_turn(text, on_step)
         except BaseException:
             self.tools.begin()  # what the failed turn staged is dropped, not left for /memory or the next turn
             raise
@@ -144,12 +146,12 @@ class ToolMemoryChat:
         )
         self._history += pending
         self._turn_count = turn_number
-        return ToolReply(pending[-1]["content"], tuple(steps), tuple(pending), calls, spent)
+        return ToolReply(pending[-1]["content"], tuple(steps), tuple(pending), calls, spent, tuple(request))
 
     def _run_turn(
         self, text: str, on_step: Callable[[ToolStep], None] | None
-    ) -> tuple[list[Message], list[ToolStep], int, int]:
-        """The loop of one turn: (its messages, the calls made, model calls, input tokens)."""
+    ) -> tuple[list[Message], list[ToolStep], int, int, list[Message]]:
+        """The loop of one turn: (its messages, the calls made, model calls, input tokens, last request)."""
         pending: list[Message] = [ChatService.build_user_message(text)]
         steps: list[ToolStep] = []
         calls = spent = 0
@@ -191,7 +193,7 @@ class ToolMemoryChat:
                 "модель, которая вызывает их по протоколу."
             )
         pending.append({"role": "assistant", "content": validate_reply(result, ToolAgentError)})
-        return pending, steps, calls, spent
+        return pending, steps, calls, spent, request
 
     def _request(self, pending: list[Message]) -> list[Message]:
         """Instruction (with core memory) + the newest whole turns that fit + this turn so far."""

@@ -19,10 +19,11 @@ DEVELOPER = "developer"
 SUMMARY = "summary"
 HISTORY = "history"
 USER = "user"
+TOOL = "tool"
 DROPPED = "dropped"
 SUMMARIZED = "summarized"
 
-SENT_KINDS = (DEVELOPER, SUMMARY, HISTORY, USER)
+SENT_KINDS = (DEVELOPER, SUMMARY, HISTORY, USER, TOOL)
 LEFT_OUT_KINDS = (DROPPED, SUMMARIZED)
 
 KIND_LABELS = {
@@ -30,6 +31,7 @@ KIND_LABELS = {
     SUMMARY: "summary",
     HISTORY: "история в окне",
     USER: "новое сообщение",
+    TOOL: "вызовы и результаты этого хода",
     DROPPED: "не отправлено",
     SUMMARIZED: "свёрнуто в сводку",
 }
@@ -101,13 +103,22 @@ def is_summary_message(message: Mapping[str, Any]) -> bool:
     return unwrap_tag("conversation_summary", content) != content
 
 
+def _in_exchange(message: Mapping[str, Any]) -> bool:
+    return message.get("role") == "tool" or bool(message.get("tool_calls"))
+
+
 def classify_request(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The kind of each message of a request built as [developer, summary?, history..., user]."""
+    """The kind of each message of a request built as [developer, summary?, history..., user], and
+    of a tool loop's later requests: [..., user, the turn's tool_calls and results] (notebook 09)."""
     kinds: list[str] = []
     last = len(messages) - 1
+    while last > 0 and _in_exchange(messages[last]):
+        last -= 1  # the turn's own exchanges come after its user message
     for index, message in enumerate(messages):
         if index == 0 and message.get("role") in INSTRUCTION_ROLES:
             kinds.append(DEVELOPER)
+        elif index > last and last >= 0 and messages[last].get("role") == "user":
+            kinds.append(TOOL)
         elif index == last and message.get("role") == "user":
             kinds.append(USER)
         elif is_summary_message(message):
@@ -121,14 +132,18 @@ def _entries(
     messages: Sequence[Mapping[str, Any]], kinds: Sequence[str], counter: MessageCounter
 ) -> tuple[ContextEntry, ...]:
     return tuple(
-        ContextEntry(
-            kind=kind,
-            role=str(message.get("role", "")),
-            content=str(message.get("content", "")),
-            tokens=counter.count_message(message),
-        )
+        ContextEntry(kind=kind, role=str(message.get("role", "")), content=_shown(message),
+                     tokens=counter.count_message(message))
         for message, kind in zip(messages, kinds)
-    )
+    )  # fmt: skip
+
+
+def _shown(message: Mapping[str, Any]) -> str:
+    """The message's text; for an assistant message with calls, the calls themselves."""
+    calls = message.get("tool_calls") or []
+    text = str(message.get("content") or "")
+    shown = [f"⚙ {call['function']['name']}({call['function']['arguments']})" for call in calls]
+    return "\n".join([text, *shown] if text else shown) if calls else text
 
 
 def context_from_request(

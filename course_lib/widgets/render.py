@@ -18,6 +18,7 @@ from course_lib.widgets.context import (
     KIND_LABELS,
     SUMMARIZED,
     SUMMARY,
+    TOOL,
     USER,
     ContextEntry,
     ContextView,
@@ -28,6 +29,7 @@ KIND_COLORS = {
     SUMMARY: "#8e44ad",
     HISTORY: "#2e86de",
     USER: "#27ae60",
+    TOOL: "#e67e22",
     DROPPED: "#d35400",
     SUMMARIZED: "#a569bd",
 }
@@ -160,7 +162,7 @@ def render_budget_bar(view: ContextView) -> str:
     """A stacked bar: each kind of message, the reply primer, and the free part of the budget."""
     scale = max(view.budget, view.estimated_tokens, 1)
     parts = [(kind, view.tokens_of(kind), KIND_COLORS[kind], KIND_LABELS[kind]) for kind in
-             (DEVELOPER, SUMMARY, HISTORY, USER)]
+             (DEVELOPER, SUMMARY, HISTORY, USER, TOOL)]
     parts.append(("overhead", view.overhead_tokens, OVERHEAD_COLOR, "затравка ответа"))
     parts.append(("free", view.free_tokens, FREE_COLOR, "свободно"))
     segments = []
