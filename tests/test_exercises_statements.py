@@ -37,6 +37,11 @@ def test_stub_statement_is_complete(exercise):
     tree = _tree("exercises", exercise.name)
     doc = ast.get_docstring(tree)
     assert doc and f"Упражнение «{exercise.name}»" in doc
+    # The header names the notebook whose practice runs check(): the registry's, not an old one.
+    assert doc.startswith(f"Упражнение «{exercise.name}» (ноутбук {exercise.notebook}): ")
+    course_version = ROOT / "course_lib" / "course_versions" / f"{exercise.name}.py"
+    if course_version.is_file():  # a freshly scaffolded exercise has none yet
+        assert f"(notebook {exercise.notebook})" in course_version.read_text(encoding="utf-8").splitlines()[0]
     for section in ("Требования", "Пример", f'check("{exercise.name}")'):
         assert section in doc, section
     functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]

@@ -1,4 +1,4 @@
-"""The course's version of exercises/build_memory_message.py (notebook 07)."""
+"""The course's version of exercises/build_memory_message.py (notebook 08)."""
 
 LABELS = {
     "name": "Имя",

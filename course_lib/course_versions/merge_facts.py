@@ -1,4 +1,4 @@
-"""The course's version of exercises/merge_facts.py (notebook 07)."""
+"""The course's version of exercises/merge_facts.py (notebook 08)."""
 
 KINDS = ("name", "order_number", "product", "problem", "phone", "email", "preference")
 

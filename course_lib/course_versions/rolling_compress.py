@@ -1,4 +1,4 @@
-"""The course's version of exercises/rolling_compress.py (notebook 05)."""
+"""The course's version of exercises/rolling_compress.py (notebook 06)."""
 
 from collections.abc import Callable
 

@@ -1,4 +1,4 @@
-"""The course's version of exercises/select_memories.py (notebook 07)."""
+"""The course's version of exercises/select_memories.py (notebook 08)."""
 
 PRIORITY = ("name", "order_number", "product", "problem", "phone", "email", "preference")
 
