@@ -15,7 +15,9 @@ looks at `exercises/<name>.py` as you saved it last:
   (`course_lib.course_versions.<name>`, which passes every public and hidden case).
 
 Each time the choice is made or changes, one Russian line says which implementation runs and, for
-the course's, why and what to do (`check("name")`). `.implementation` is "yours" or "course", for
+the course's, why and what to do (`check("name")`). The fallback never hides the lesson: while the
+student's function fails its public cases, `show_mistake(*example)` runs it once on the lesson's
+example beside the course's version and prints both (`.students` is that function itself). `.implementation` is "yours" or "course", for
 notebooks that want to show or assert it. An exception raised by your code keeps its traceback and
 gains a note naming your file: the notebook shows the mistake instead of hiding it behind the
 course's version.
@@ -23,6 +25,7 @@ course's version.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import os
@@ -79,6 +82,7 @@ class ExerciseCode:
         self._stat_key: tuple | None = None
         self._digest: str | None = None
         self._entry: Any = None
+        self._students: Any = None  # the student's own entry, also while it fails its public cases
         self.implementation = COURSE
         self.status = ""
         self.refresh()
@@ -97,9 +101,9 @@ class ExerciseCode:
             if digest == self._digest and self._entry is not None:
                 return self.implementation
             self._digest = digest
-            implementation, entry, status = self._choose(data)
+            implementation, entry, status, students = self._choose(data)
             changed = status != self.status
-            self.implementation, self._entry, self.status = implementation, entry, status
+            self.implementation, self._entry, self.status, self._students = implementation, entry, status, students
         if changed and self._announce is not None:
             self._announce(status)
         return implementation
@@ -117,28 +121,29 @@ class ExerciseCode:
         except OSError:
             return None
 
-    def _choose(self, data: bytes | None) -> tuple[str, Any, str]:
+    def _choose(self, data: bytes | None) -> tuple[str, Any, str, Any]:
+        """(implementation, entry that runs, status line, the student's own entry or None)."""
         exercise = self.exercise
         if data is None:
-            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason="файла нет")
+            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason="файла нет"), None
         # Imported here: the grading modules are only needed once a notebook asks for student code.
         from course_lib.exercises import run_check
 
         result = run_check(exercise.name, root=self.root)
         total, passed = len(result.cases), result.passed
         if total and all(case.category == "not_implemented" for case in result.cases):
-            return COURSE, self._course_entry(), status_line(exercise, STUB)
+            return COURSE, self._course_entry(), status_line(exercise, STUB), None
         if result.message and all(case.detail == result.message for case in result.cases):
             reason = result.cases[0].reason if result.cases else "ошибка"
-            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason=reason)
-        if not total or passed < total:
-            return COURSE, self._course_entry(), status_line(exercise, FAILING, passed, total)
+            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason=reason), None
         try:
-            entry = self._load_student_entry(data)
-        except Exception as error:  # the sandbox passed it, the kernel could not: say so and go on
+            students = self._load_student_entry(data)
+        except Exception as error:  # the sandbox ran it, the kernel could not: say so and go on
             reason = f"{type(error).__name__}: {error}"
-            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason=reason)
-        return YOURS, entry, status_line(exercise, YOURS, passed, total)
+            return COURSE, self._course_entry(), status_line(exercise, BROKEN, reason=reason), None
+        if not total or passed < total:
+            return COURSE, self._course_entry(), status_line(exercise, FAILING, passed, total), students
+        return YOURS, students, status_line(exercise, YOURS, passed, total), students
 
     def _course_entry(self) -> Any:
         module = importlib.import_module(f"course_lib.course_versions.{self.exercise.name}")
@@ -164,6 +169,54 @@ class ExerciseCode:
         self.refresh()
         return self._entry
 
+    @property
+    def students(self) -> Any:
+        """The student's own function (or class) as saved, even while it fails its public cases;
+        None for a stub, a missing file or one that does not load."""
+        self.refresh()
+        return self._students
+
+    def show_mistake(self, *args: Any, describe: Callable[[Any], str] = repr, out: Callable[[str], None] = print,
+                     **kwargs: Any) -> bool:
+        """While the student's function fails its public cases: run it once on the lesson's example
+        beside the course's version and print both, each through `describe` (the lesson's terms:
+        the window's gaps, the turns, the blocks). Returns whether anything was shown; with the
+        student's code running, or a stub, nothing is (the lesson's own output says it all)."""
+        self.refresh()
+        students, implementation = self._students, self.implementation
+        if implementation == YOURS or students is None:
+            return False
+        name = self.exercise.entry
+
+        def outcome(function: Callable[..., Any], where: Callable[[BaseException], str]) -> str:
+            try:
+                value = function(*_copied(args), **_copied(kwargs))
+            except Exception as error:  # the mistake itself (or the lesson's refusal): shown, never raised
+                return f"выбросила {type(error).__name__}: {error}{where(error)}"
+            try:
+                return describe(value)
+            except Exception:  # noqa: BLE001 - a value of a shape the lesson does not expect
+                shown = repr(value)
+                return f"вернула {shown if len(shown) <= 160 else shown[:159] + '…'}"
+
+        theirs = outcome(students, self._where)
+        expected = outcome(self._course_entry(), lambda error: "")
+        out(f"↪ Ваша {name} на примере урока (открытые тесты она пока не проходит): {theirs}")
+        out(f"  Версия курса на том же примере: {expected}")
+        if theirs == expected:
+            out(f"  На этом примере результаты совпали: ошибка видна в другом случае — check(\"{self.exercise.name}\").")
+        return True
+
+    def _where(self, error: BaseException) -> str:
+        """« (exercises/x.py, строка N)» for the deepest frame of the student's file, if any."""
+        line = None
+        frame = error.__traceback__
+        while frame is not None:
+            if frame.tb_frame.f_code.co_filename == str(self.path):
+                line = frame.tb_lineno
+            frame = frame.tb_next
+        return f" (exercises/{self.exercise.name}.py, строка {line})" if line else ""
+
     def module_attribute(self, name: str) -> Any:
         """A name from the module that runs now, e.g. the student's `ChatHistoryError`."""
         self.refresh()
@@ -184,6 +237,15 @@ class ExerciseCode:
 
     def __repr__(self) -> str:
         return self.status
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy, so neither version sees what the other changed; a value that cannot be copied
+    (a registry of tools bound to an open store) is passed as it is."""
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001 - pickling errors come in many types
+        return value
 
 
 def your_code(name: str, *, root: str | Path | None = None, announce: bool = True) -> ExerciseCode:

@@ -135,3 +135,30 @@ def test_a_notebooks_line_speaks_even_after_a_course_module_asked_silently(cours
     assert capsys.readouterr().out == ""
     spoken = your_code("build_summary_source", root=course)
     assert spoken is silent and capsys.readouterr().out.splitlines() == [silent.status]
+
+
+def test_a_failing_function_is_shown_making_its_mistake_beside_the_course_version(course):
+    # The fallback never hides the lesson: the student's `continue` (for `break`) takes the old turn.
+    lines: list[str] = []
+    wrong = (ROOT / "solutions" / "select_recent_turns.py").read_text(encoding="utf-8").replace("break", "continue")
+    _write(course, "select_recent_turns", wrong)
+    code = _code(course, "select_recent_turns", lines)
+    shown: list[str] = []
+    old, big, new = [TURN[0]], [TURN[1]], [TURN[0]]
+    assert code.show_mistake([old, big, new], [1, 10, 1], 3, describe=len, out=shown.append)
+    assert shown[0].startswith("↪ Ваша select_recent_turns на примере урока") and shown[0].endswith(": 2")
+    assert shown[1] == "  Версия курса на том же примере: 1"
+    assert code.implementation == COURSE and code.students is not None and code.students is not code.entry
+
+
+def test_a_raising_function_is_shown_with_its_line_and_a_stub_or_a_solution_shows_nothing(course):
+    lines: list[str] = []
+    code = _code(course, "commit_turn", lines)
+    assert not code.show_mistake([], "Вопрос", "Ответ", out=lines.append) and code.students is None  # a stub
+    _write(course, "commit_turn", "def commit_turn(history, user_text, assistant_text):\n    return history[5]\n")
+    shown: list[str] = []
+    assert code.show_mistake([], "Вопрос", "Ответ", out=shown.append)
+    assert "выбросила IndexError: list index out of range (exercises/commit_turn.py, строка 2)" in shown[0]
+    assert shown[1] == "  Версия курса на том же примере: 2"
+    _write(course, "commit_turn", (ROOT / "solutions" / "commit_turn.py").read_text(encoding="utf-8"))
+    assert not code.show_mistake([], "Вопрос", "Ответ", out=shown.append) and code.implementation == YOURS
