@@ -186,7 +186,6 @@ class ExerciseCode:
         students, implementation = self._students, self.implementation
         if implementation == YOURS or students is None:
             return False
-        name = self.exercise.entry
 
         def outcome(function: Callable[..., Any], where: Callable[[BaseException], str]) -> str:
             try:
@@ -201,7 +200,8 @@ class ExerciseCode:
 
         theirs = outcome(students, self._where)
         expected = outcome(self._course_entry(), lambda error: "")
-        out(f"↪ Ваша {name} на примере урока (открытые тесты она пока не проходит): {theirs}")
+        yours, _ = _noun(self.exercise)
+        out(f"↪ {yours[0].upper()}{yours[1:]} на примере урока (открытые тесты пока не пройдены): {theirs}")
         out(f"  Версия курса на том же примере: {expected}")
         if theirs == expected:
             out(f"  На этом примере результаты совпали: ошибка видна в другом случае — check(\"{self.exercise.name}\").")
