@@ -272,3 +272,18 @@ def test_the_console_never_says_ownerless_dialogues_were_erased(tmp_path, monkey
                                    ["/forget", "/exit"])  # fmt: skip
     assert "стёрты" in forgotten.stdout and "диалогов: 0" in forgotten.stdout
     assert "остались диалоги без владельца — 1 диалог" in forgotten.stdout
+
+
+def test_a_sqlite_without_fts5_is_named_with_what_to_do(tmp_path, monkeypatch):
+    # FTS5 is compiled into SQLite almost everywhere, but not always: say so in Russian, not sqlite's English.
+    import sqlite3
+
+    from course_lib.memory import store as store_module
+
+    def no_fts5(*args, **kwargs):
+        raise sqlite3.OperationalError("no such module: fts5")
+
+    monkeypatch.setattr(store_module, "SQLiteFile", no_fts5)
+    with pytest.raises(store_module.MemoryStoreError, match="собран без FTS5") as raised:
+        store_module.MemoryStore(tmp_path / "memory.sqlite3")
+    assert "CHAT_STORE_URL=postgresql" in str(raised.value)

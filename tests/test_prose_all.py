@@ -43,3 +43,12 @@ def test_no_machine_dependent_number_in_prose(cells):
 def test_outputs_hold_no_paths_of_the_machine_that_ran_them(cells):
     text = all_output_text(cells)
     assert "/tmp/" not in text and str(ROOT) not in text and "/root/" not in text
+
+
+def test_the_glossary_defines_the_window_and_context_rot_precisely():
+    # The context window holds the request and the reply; context rot is quality falling as the input
+    # grows, a different effect from «lost in the middle» (both are named, neither for the other).
+    rows = {line.split("|")[1].strip(): line.split("|")[2] for line in
+            (ROOT / "notebooks" / "glossary.md").read_text(encoding="utf-8").splitlines() if line.startswith("| **")}
+    assert "запрос **и** ответ" in rows["**контекстное окно модели**"]
+    assert "растёт вход" in rows["**context rot**"] and "lost in the middle" in rows["**context rot**"]

@@ -185,7 +185,16 @@ class LongTermStore(ABC):
 
 class MemoryStore(LongTermStore):
     def __init__(self, path: str | os.PathLike[str], *, wait_seconds: float = 30.0) -> None:
-        self._db = SQLiteFile(path, SCHEMA, wait_seconds=wait_seconds)
+        try:
+            self._db = SQLiteFile(path, SCHEMA, wait_seconds=wait_seconds)
+        except sqlite3.OperationalError as error:
+            if "fts5" not in str(error).lower():
+                raise
+            raise MemoryStoreError(
+                f"SQLite этого Python ({sqlite3.sqlite_version}) собран без FTS5, а поиску по старым ходам "
+                "нужен полнотекстовый индекс. Возьмите Python с обычной сборкой SQLite (python.org, Debian, "
+                "Ubuntu, conda) или храните память в PostgreSQL: CHAT_STORE_URL=postgresql://…"
+            ) from None
         self.path = self._db.path
         self._transaction = self._db.transaction
         self._connection = self._db.connection
