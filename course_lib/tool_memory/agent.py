@@ -156,8 +156,9 @@ class ToolMemoryChat:
         steps: list[ToolStep] = []
         calls = spent = 0
         specs = tool_specs(self.tools.registry)
+        turns = self._saved_turns()  # the history does not change during a turn: grouped once
         while True:
-            request = self._request(pending)
+            request = self._request(turns, pending)
             try:
                 result = self.llm_client.generate(request, tools=specs)
             except LLMClientError as error:
@@ -195,7 +196,13 @@ class ToolMemoryChat:
         pending.append({"role": "assistant", "content": validate_reply(result, ToolAgentError)})
         return pending, steps, calls, spent, request
 
-    def _request(self, pending: list[Message]) -> list[Message]:
+    def _saved_turns(self) -> list[list[Message]]:
+        try:
+            return self.group_tool_exchanges(list(self._history))
+        except ValueError as error:
+            raise ToolAgentError(f"История сессии испорчена: {error}. Запрос не отправлен.") from error
+
+    def _request(self, turns: list[list[Message]], pending: list[Message]) -> list[Message]:
         """Instruction (with core memory) + the newest whole turns that fit + this turn so far."""
         instruction = self.instruction()
         fixed = self.counter.count_messages([instruction, *pending])
@@ -204,10 +211,6 @@ class ToolMemoryChat:
                 f"Инструкция, основная память и этот ход уже занимают {tokens(fixed)} при бюджете "
                 f"{self.input_token_budget}: запрос не отправлен, память и история не изменились."
             )
-        try:
-            turns = self.group_tool_exchanges(list(self._history))
-        except ValueError as error:
-            raise ToolAgentError(f"История сессии испорчена: {error}. Запрос не отправлен.") from error
         cost = lambda turn: sum(self.counter.count_message(m) for m in turn)  # noqa: E731
         window = newest_turns_that_fit(turns, self.input_token_budget - fixed, cost)
         return [instruction, *(m for turn in window for m in turn), *pending]

@@ -21,10 +21,8 @@ from pydantic import BaseModel, ValidationError
 
 from course_lib.course_versions.run_tool_calls import run_tool_calls
 
-__all__ = ["ERROR_PREFIX", "Tool", "ToolArgumentsError", "describe_validation", "run_tool_calls", "tool_specs"]
+__all__ = ["Tool", "ToolArgumentsError", "describe_validation", "run_tool_calls", "tool_specs"]
 
-ERROR_PREFIX = "Ошибка"
-"""How every failed call's result starts (the exercise's contract)."""
 _PYDANTIC_WORDS = {
     "missing": "обязательное поле не задано",
     "extra_forbidden": "лишнее поле",

@@ -114,12 +114,13 @@ def classify_request(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     last = len(messages) - 1
     while last > 0 and _in_exchange(messages[last]):
         last -= 1  # the turn's own exchanges come after its user message
+    asked = last if messages and messages[last].get("role") == "user" else len(messages)  # the new message
     for index, message in enumerate(messages):
         if index == 0 and message.get("role") in INSTRUCTION_ROLES:
             kinds.append(DEVELOPER)
-        elif index > last and last >= 0 and messages[last].get("role") == "user":
+        elif index > asked:
             kinds.append(TOOL)
-        elif index == last and message.get("role") == "user":
+        elif index == asked:
             kinds.append(USER)
         elif is_summary_message(message):
             kinds.append(SUMMARY)
