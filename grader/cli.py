@@ -57,7 +57,7 @@ from grader.report import (
     write_text,
 )
 from course_lib.checking.results import CaseResult, ExerciseResult
-from course_lib.checking.runner import PendingExercise, finish_exercise, start_exercise
+from course_lib.checking.runner import PendingExercise, SubmissionChild, finish_exercise, start_exercise
 from course_lib.checking.safetext import one_line, shown
 from grader.similarity import copies_course_version, course_version_prints
 from course_lib.checking.sandbox import Limits, SandboxError, detect_tier, selftest
@@ -308,10 +308,28 @@ def main(argv: list[str] | None = None) -> int:
         # Every exercise's public phase before any hidden one (see runner.start_exercise): what a
         # hidden phase leaves behind never reaches a public case's output.
         started: list[PendingExercise | ExerciseResult] = []
+        found_files = {}
         try:
             for exercise in exercises:
                 try:
-                    found = submission.read(exercise)
+                    found_files[exercise.name] = submission.read(exercise)
+                except Exception as error:  # a grader bug must not stop the batch
+                    failed_internally = True
+                    found_files[exercise.name] = error
+        finally:
+            submission.close()
+        # One child runs all of this submission's exercises, one after another (see SubmissionChild).
+        given = {
+            exercise.name: (exercise, found.source)
+            for exercise in exercises
+            if not isinstance(found := found_files[exercise.name], Exception) and found.source is not None
+        }
+        with SubmissionChild(given, limits, hide) as child:
+            for exercise in exercises:
+                found = found_files[exercise.name]
+                try:
+                    if isinstance(found, Exception):
+                        raise found
                     read[exercise.name] = found.source
                     flags = found.flags
                     if copies_course_version(found.source, exercise, course_prints, args.similarity_threshold):
@@ -319,24 +337,22 @@ def main(argv: list[str] | None = None) -> int:
                     started.append(
                         start_exercise(
                             exercise, found.source, phases[exercise.name], limits, hide,
-                            found.failure, deadline, flags,
+                            found.failure, deadline, flags, child,
                         )
                     )  # fmt: skip
                 except Exception as error:  # a grader bug must not stop the batch
                     failed_internally = True
                     started.append(_internal_failure(exercise, phases[exercise.name], error))
-        finally:
-            submission.close()
-        graded = []
-        for item in started:
-            if isinstance(item, ExerciseResult):
-                graded.append(item)
-                continue
-            try:
-                graded.append(finish_exercise(item))
-            except Exception as error:  # noqa: BLE001 - as above
-                failed_internally = True
-                graded.append(_internal_failure(item.exercise, phases[item.exercise.name], error))
+            graded = []
+            for item in started:
+                if isinstance(item, ExerciseResult):
+                    graded.append(item)
+                    continue
+                try:
+                    graded.append(finish_exercise(item))
+                except Exception as error:  # noqa: BLE001 - as above
+                    failed_internally = True
+                    graded.append(_internal_failure(item.exercise, phases[item.exercise.name], error))
         sources[names[index]] = read
         return graded, time.monotonic() - begun, notice
 

@@ -37,6 +37,7 @@ import ast
 import builtins
 import copy
 import csv
+import functools
 import hashlib
 import json
 import zlib
@@ -411,6 +412,10 @@ def _winnow(labels: list[str]) -> frozenset[int]:
     return frozenset(kept)
 
 
+# Fingerprinting is a pure function of the text and costs milliseconds per file: a grading run asks
+# for each file's several times (the course-version flag while grading, the pairs, the course
+# code), so each is computed once per process. The key is the text itself, never a name.
+@functools.lru_cache(maxsize=8192)
 def fingerprint(source: str | None, entry: str | None = None) -> Fingerprint | None:
     """One file's fingerprints; None when empty, unparsable or too small to judge."""
     if not source:
@@ -504,16 +509,20 @@ def _functions_of(origin: str, source: str) -> list[tuple[str, Fingerprint]]:
     functions = []
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = ast.Module([], [])
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            try:
-                printed = _fingerprint_tree(ast.Module([copy.deepcopy(node)], []), None)
-            except (ValueError, RecursionError):
-                printed = None
-            if printed is not None:
-                functions.append((f"{origin}:{node.name}", printed))
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, defined)), key=lambda n: (n.lineno, n.col_offset)):
+        # Fingerprinting rewrites a tree in place. Functions side by side are separate subtrees;
+        # only one that holds another is copied, before (outer first) the inner one is rewritten.
+        nested = any(isinstance(inner, defined) for inner in ast.walk(node) if inner is not node)
+        own = copy.deepcopy(node) if nested else node
+        try:
+            printed = _fingerprint_tree(ast.Module([own], []), None)
+        except (ValueError, RecursionError):
+            printed = None
+        if printed is not None:
+            functions.append((f"{origin}:{node.name}", printed))
     return functions
 
 
@@ -562,6 +571,7 @@ def course_functions(
     return found
 
 
+@functools.lru_cache(maxsize=8192)
 def _entry_fingerprint(source: str | None, entry: str) -> Fingerprint | None:
     """The exercise's own function (or class), compared with course code."""
     try:
@@ -695,10 +705,15 @@ def copies_course_version(
     source: str | None, exercise: Exercise, prints: dict[str, Fingerprint], threshold: float = THRESHOLD
 ) -> bool:
     """True when the hand-in is (nearly) the course's own version of the exercise: it passes every
-    test, so grades.csv flags it for a human (`course_version`) instead of leaving it to similarity.csv."""
+    test, so grades.csv flags it for a human (`course_version`) instead of leaving it to similarity.csv.
+
+    Called during grading (while the other workers' children run): the fingerprints it builds, the
+    file's and its entry's, are the ones similarity.csv uses after the batch, from the cache."""
     course = prints.get(exercise.name)
-    printed = fingerprint(source, exercise.entry) if course is not None and source else None
-    return printed is not None and compare(printed, course) >= threshold
+    printed = fingerprint(source, exercise.entry) if source else None
+    if printed is not None:
+        _entry_fingerprint(source, exercise.entry)
+    return printed is not None and course is not None and compare(printed, course) >= threshold
 
 
 def write_similarity(path: Path, rows: list[list[str]]) -> None:

@@ -57,6 +57,12 @@ def test_a_sandbox_error_message_is_escaped_before_it_reaches_the_log(monkeypatc
         def __init__(self, *args, **kwargs):
             pass
 
+        def new_account(self):
+            pass
+
+        def send(self, frame, timeout=10.0):
+            pass
+
         def recv(self, timeout):
             return {"type": "sandbox_error", "message": forged}
 

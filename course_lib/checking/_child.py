@@ -17,7 +17,8 @@ what this does and does not stop):
   3. resource limits; 4. drop privileges and set no_new_privs;
   5. with a PID namespace: an init (PID 1 there) forks the harness and exits as soon as it does;
   6. in the harness: the seccomp filter (one process, no kernel-global state), the audit guard, then
-     the student's file and the cases (`child.harness`).
+     the student's files and the cases (`child.harness`): an exercise is imported when the grader
+     asks for it, then its batches of cases run; one child serves every exercise of a submission.
 """
 
 import marshal
@@ -86,20 +87,17 @@ def _prepare(ns, config):
         ns.enter_namespaces(libc, config)
         new_root = ns.build_root(libc, config)
         box_on_host = new_root + "/box"
-        ns.write_student_file(config, box_on_host)
+        written = ns.write_student_files(config, box_on_host)
         if tier == "root":
-            os.chown(box_on_host, config["uid"], config["gid"])
-            if config["kind"] != "selftest":
-                student_file = f"{box_on_host}/{config['module']}.py"
-                os.chown(student_file, config["uid"], config["gid"])
+            for path in [box_on_host, *written]:
+                os.chown(path, config["uid"], config["gid"])
         ns.pivot_into(libc, new_root)
         config["box"] = "/box"
     else:
-        ns.write_student_file(config, config["box"])
+        written = ns.write_student_files(config, config["box"])
         if tier == "uid":
-            os.chown(config["box"], config["uid"], config["gid"])
-            if config["kind"] != "selftest":
-                os.chown(f"{config['box']}/{config['module']}.py", config["uid"], config["gid"])
+            for path in [config["box"], *written]:
+                os.chown(path, config["uid"], config["gid"])
     os.chdir(config["box"])
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)

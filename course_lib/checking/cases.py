@@ -36,6 +36,7 @@ Only the inputs of a case (`child_input`) are ever sent to the sandboxed child.
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +76,7 @@ class Case:
         """Relative weight among the exercise's cases of the same group (default 1)."""
         return float(self.data.get("weight", 1))
 
-    @property
+    @functools.cached_property  # asked for every time points are counted; the data never changes
     def group(self) -> str:
         """"validation" when the case expects an exception (its last call's, for a class), else
         "algorithm": the exercise's points are split between the two groups (exercises.json)."""

@@ -83,8 +83,14 @@ class ExerciseResult:
         return self.exercise.points
 
     def case_points(self) -> list[float]:
-        """Points of each case, in order (see `case_points`)."""
-        return case_points(self.exercise, [result.case for result in self.cases])
+        """Points of each case, in order (see `case_points`); computed once for the same cases
+        (every score, discount and report line asks for them)."""
+        key = tuple(id(result.case) for result in self.cases)
+        cached = self.__dict__.get("_case_points")
+        if cached is None or cached[0] != key:
+            cached = (key, case_points(self.exercise, [result.case for result in self.cases]))
+            self.__dict__["_case_points"] = cached
+        return list(cached[1])
 
     def algorithm_fraction(self, visibility: str | None = None) -> float:
         """The share of the algorithm points earned among one visibility's cases (all cases when

@@ -1,10 +1,11 @@
-"""Run one exercise of one submission: the same code path for `check()` and for `grade`.
+"""Run the exercises of one submission: the same code path for `check()` and for `grade`.
 
-The cases run in phases (public, then hidden) inside one sandboxed child per exercise. A phase's
-inputs are sent only after every result of the previous phase has been received, so nothing the
-student's code prints or returns during the public phase (which feedback may quote) can contain a
-hidden input. After a timeout or a crash the child is replaced and the remaining cases continue in
-a fresh one; after `Limits.max_timeouts` timeouts the rest are not run. A wall-clock timeout (of an
+The cases run in phases (public, then hidden). A grader runs every exercise's public phase before
+any hidden one, all in one sandboxed child per submission (`SubmissionChild`: each exercise is
+imported when it is first used), so nothing the student's code prints or returns during a public
+phase (which feedback may quote) can contain a hidden input. After a timeout, a crash or a failed
+import the child is replaced and the remaining cases, and the other exercises, continue in a fresh
+one; after `Limits.max_timeouts` timeouts the rest are not run. A wall-clock timeout (of an
 import or of a call) is tried once more in a fresh child before it is scored: a machine busy for a
 moment must not cost points, while a real hang still fails, twice, within the exercise's budget.
 
@@ -23,7 +24,7 @@ import logging
 import signal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from course_lib.checking.cases import Case
 from course_lib.checking.catalog import Exercise
@@ -108,6 +109,56 @@ class _Budget:
         return Failure(self.kind, f"исчерпан общий лимит времени на {where} ({self.seconds:g} с)")
 
 
+class SubmissionChild:
+    """The sandboxed child that runs the exercises of one submission, one exercise at a time.
+
+    It starts with every file of the submission in its box and imports an exercise when that
+    exercise first sends it cases. Starting a child costs far more than a phase of cases (a new
+    interpreter, namespaces, a root filesystem), so one child per submission instead of two per
+    exercise is what lets a grader keep up with a class. A timeout, a crash or a failed import ends
+    the child for everyone: the next exercise gets a fresh one (and imports afresh), so one
+    exercise's failure costs the others a restart, never a case. The per-exercise limits stay per
+    exercise: the wall-clock ones are the runner's, the raw output and result sizes are counted per
+    batch (`ChildSession.new_account`), and CPU time is the per-exercise limit times the count.
+    """
+
+    def __init__(self, sources: dict[str, tuple[Exercise, str]], limits: Limits, hide: Sequence[str] = ()) -> None:
+        self.specs = [
+            {"kind": exercise.kind, "module": exercise.name, "entry": exercise.entry,
+             "custom_exceptions": [list(pair) for pair in exercise.custom_exceptions], "source": source}
+            for exercise, source in sources.values()
+        ]  # fmt: skip
+        self.limits = replace(limits, cpu_seconds=limits.cpu_seconds * max(1, len(self.specs)))
+        self.hide = list(hide)
+        self.session: ChildSession | None = None
+        self.imported: set[str] = set()
+        self.started = 0  # children started so far (the benchmark reports it)
+
+    def start(self) -> ChildSession:
+        """A fresh child (raises SandboxError when the sandbox cannot start one)."""
+        self.drop(kill=True)
+        self.session = ChildSession({"kind": "exercises", "exercises": self.specs}, self.limits, self.hide)
+        self.started += 1
+        return self.session
+
+    def drop(self, kill: bool) -> None:
+        if self.session is not None:
+            if kill:
+                self.session.kill()
+            self.session.close()
+        self.session = None
+        self.imported = set()
+
+    def close(self) -> None:
+        self.drop(kill=False)
+
+    def __enter__(self) -> SubmissionChild:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class _ExerciseRun:
     def __init__(
         self,
@@ -117,6 +168,7 @@ class _ExerciseRun:
         limits: Limits,
         hide: list[str],
         budget: _Budget,
+        child: SubmissionChild,
     ) -> None:
         self.exercise = exercise
         self.source = source
@@ -124,7 +176,7 @@ class _ExerciseRun:
         self.limits = limits
         self.hide = hide
         self.budget = budget
-        self.session: ChildSession | None = None
+        self.child = child
         self.timeouts = 0
         self.import_retried = False
         self.retried: set[int] = set()  # cases whose timeout was already tried again
@@ -135,31 +187,33 @@ class _ExerciseRun:
     def _fail(self, index: int, failure: Failure) -> None:
         self.results[index] = CaseResult(self.cases[index], False, failure.category, failure.detail)
 
+    @property
+    def session(self) -> ChildSession | None:
+        """The child, once this exercise is imported in it."""
+        return self.child.session if self.exercise.name in self.child.imported else None
+
     def _drop_session(self, kill: bool) -> None:
-        if self.session is not None:
-            if kill:
-                self.session.kill()
-            self.session.close()
-            self.session = None
+        self.child.drop(kill)
 
     def _start(self) -> Failure | None:
-        config = {
-            "kind": self.exercise.kind,
-            "module": self.exercise.name,
-            "entry": self.exercise.entry,
-            "custom_exceptions": [list(pair) for pair in self.exercise.custom_exceptions],
-            "source": self.source,
-        }
+        """Import this exercise in the submission's child (a fresh child if there is none)."""
         wait, by_budget = self.budget.wait(self.limits.import_timeout)
         if wait <= 0:
             return self.budget.failure()
+        session = self.child.session
         try:
-            self.session = ChildSession(config, self.limits, self.hide)
+            if session is None:
+                session = self.child.start()
         except SandboxError as error:
             log.warning("%s: %s", self.exercise.name, one_line(str(error)))
             return Failure("sandbox", str(error))
+        session.new_account()
         try:
-            frame = self.session.recv(wait)
+            try:
+                session.send({"type": "import", "module": self.exercise.name})
+            except ChildGone:
+                pass  # recv() reports the exit
+            frame = session.recv(wait)
         except ChildTimeout:
             self._drop_session(kill=True)
             if by_budget:
@@ -174,8 +228,9 @@ class _ExerciseRun:
             return Failure(failure.category, f"при импорте: {failure.detail}")
         kind = frame.get("type")
         if kind == "ready":
+            self.child.imported.add(self.exercise.name)
             return None
-        self._drop_session(kill=True)
+        self._drop_session(kill=True)  # what a failed import left running must not meet the next exercise
         if kind == "import_error":
             return self._import_failure(frame)
         if kind == "sandbox_error":
@@ -222,16 +277,18 @@ class _ExerciseRun:
                     else:
                         self.import_failure = failure
                     return False
-            assert self.session is not None
+            session = self.session
+            assert session is not None
+            session.new_account()
             batch = [self.cases[i].child_input(i) for i in pending]
             try:
-                self.session.send({"type": "cases", "cases": batch})
+                session.send({"type": "cases", "module": self.exercise.name, "cases": batch})
             except ChildGone:
                 pass  # recv() below reports the exit
             for position, index in enumerate(pending):
                 wait, by_budget = self.budget.wait(self.limits.case_timeout)
                 try:
-                    frame = self.session.recv(wait)
+                    frame = session.recv(wait)
                 except ChildTimeout:
                     self._drop_session(kill=True)
                     if by_budget:
@@ -265,16 +322,14 @@ class _ExerciseRun:
             else:
                 pending = []
                 try:
-                    done = self.session.recv(min(self.limits.case_timeout, self.budget.wait(1e9)[0]))
-                    if done.get("type") != "batch_done":
+                    done = session.recv(min(self.limits.case_timeout, self.budget.wait(1e9)[0]))
+                    if done.get("type") != "batch_done" or done.get("changed") is not False:
+                        # A file that rebound builtins or a shared module's names (or imported one):
+                        # the next exercise must not meet that, it gets a fresh child.
                         self._drop_session(kill=True)
                 except (ChildTimeout, ChildGone):
                     self._drop_session(kill=True)
         return True
-
-    def close(self) -> None:
-        self._drop_session(kill=False)
-
 
 @dataclass
 class PendingExercise:
@@ -287,6 +342,7 @@ class PendingExercise:
     failure: Failure | None = None  # why there is no source
     go_on: bool = True  # False once nothing more can run
     failed_in_public: bool = True
+    owns_child: bool = False  # the child is this exercise's alone: closed after each phase
 
 
 def start_exercise(
@@ -298,25 +354,31 @@ def start_exercise(
     source_failure: Failure | None = None,
     deadline: float | None = None,
     flags: tuple[str, ...] = (),
+    child: SubmissionChild | None = None,
 ) -> PendingExercise:
     """Run the public phase (phase 0) and stop: `finish_exercise` runs the hidden ones.
 
     A grader runs every exercise's public phase before any hidden one, so nothing a hidden phase
     can leave behind — the PID counter, a file in a shared /tmp, the clock — reaches output that
-    the student sees. The child of the public phase is closed; the hidden phases get a new one,
-    and the exercise's time budget does not run while other exercises are checked.
+    the student sees; the exercise's time budget does not run while other exercises are checked.
+    `child` is the submission's (see `SubmissionChild`); without one the exercise gets a child of
+    its own, closed after the public phase (the hidden phases get a new one).
     """
     if source is None:
         failure = source_failure or Failure("missing", f"нет файла {exercise.name}.py")
         return PendingExercise(exercise, phases, flags, None, failure, go_on=False)
+    owns_child = child is None
+    if child is None:
+        child = SubmissionChild({exercise.name: (exercise, source)}, limits, hide)
     cases = [case for phase in phases for case in phase]
-    run = _ExerciseRun(exercise, source, cases, limits, list(hide), _Budget(limits, deadline))
-    pending = PendingExercise(exercise, phases, flags, run)
+    run = _ExerciseRun(exercise, source, cases, limits, list(hide), _Budget(limits, deadline), child)
+    pending = PendingExercise(exercise, phases, flags, run, owns_child=owns_child)
     try:
         if phases:
             pending.go_on = run.run_phase(_validation_first(cases, 0, len(phases[0])))
     finally:
-        run.close()
+        if owns_child:
+            child.close()
         run.budget.pause()
     return pending
 
@@ -340,7 +402,8 @@ def finish_exercise(pending: PendingExercise) -> ExerciseResult:
             pending.go_on = run.run_phase(_validation_first(cases, start, len(phase)))
             start += len(phase)
     finally:
-        run.close()
+        if pending.owns_child:
+            run.child.close()
     failed_in_public = pending.failed_in_public
     # Cases that never ran are "not_run" (feedback lists them as «не запускались», without the
     # hints of what they check); an import failure is every case's reason, as before.
@@ -385,6 +448,10 @@ def run_exercise(
     """Run every phase's cases against `source` and judge them; never raises for student errors.
 
     `deadline` (time.monotonic()) is the submission's; phase 0 is public, later phases hidden.
-    One exercise alone; a grader with several uses `start_exercise` for all, then `finish_exercise`.
+    One exercise alone, in one child; a grader with several uses one `SubmissionChild` for all,
+    `start_exercise` for each, then `finish_exercise` for each.
     """
-    return finish_exercise(start_exercise(exercise, source, phases, limits, hide, source_failure, deadline, flags))
+    sources = {} if source is None else {exercise.name: (exercise, source)}
+    with SubmissionChild(sources, limits, hide) as child:
+        pending = start_exercise(exercise, source, phases, limits, hide, source_failure, deadline, flags, child)
+        return finish_exercise(pending)

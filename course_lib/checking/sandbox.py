@@ -1,4 +1,8 @@
-"""Running untrusted exercise code: one child process per exercise, behind the strongest tier available.
+"""Running untrusted exercise code in a child process, behind the strongest tier available.
+
+A grader gives each submission one child for all its exercises (`runner.SubmissionChild`: every
+public phase before any hidden one; a fresh child after a timeout, a crash, a failed import, or
+once a file has rebound a name of builtins or of a shared module, see `child.harness.Baseline`).
 
 Tiers (chosen once per process by `detect_tier()`, or forced with `Limits.tier`):
 
@@ -81,7 +85,11 @@ What it does not stop, honestly:
   through timing if their authors collude; `--jobs 1` rules that out;
 * the ``basic`` tier hides nothing, has no network isolation, cannot reap processes that call
   setsid() and daemonize, and runs as the grading user (who could be signalled or traced);
-* the kernel is shared: a kernel exploit is out of scope.
+* the kernel is shared: a kernel exploit is out of scope;
+* the exercises of one submission share a child: a file that changes shared state in a way the
+  baseline does not see (mutating an object in place, putting a builtin function into a module it
+  imported) can still affect that student's later exercises — never another student's, and never
+  for points, since every value is still judged here against expectations the child never saw.
 """
 
 from __future__ import annotations
@@ -303,6 +311,22 @@ def _sweep_once() -> None:
     sweep_abandoned_workdirs()
 
 
+EXERCISE_KEYS = ("kind", "module", "entry", "custom_exceptions", "source")
+
+
+def _child_config(config: dict) -> dict:
+    """The config the child reads: {"kind": "exercises", "exercises": [...]} or a self-test.
+
+    A config for one exercise (its keys at the top level) becomes a list of one, imported at
+    once ("eager"): the child answers "ready" or "import_error" without being asked."""
+    if config.get("kind") == "selftest" or "exercises" in config:
+        return dict(config)
+    spec = {key: config.get(key) for key in EXERCISE_KEYS}
+    spec["custom_exceptions"] = spec["custom_exceptions"] or []
+    rest = {key: value for key, value in config.items() if key not in EXERCISE_KEYS}
+    return {**rest, "kind": "exercises", "exercises": [spec], "eager": True}
+
+
 class ChildSession:
     """One sandboxed child: send it frames, receive validated-size frames, kill it."""
 
@@ -318,7 +342,7 @@ class ChildSession:
         self.workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
         os.chmod(self.workdir, 0o700)
         self._owner_lock = _claim(self.workdir)
-        full = dict(config)
+        full = _child_config(config)
         self._nonce = secrets.token_hex(16)  # frames without it were not written by the harness
         full["nonce"] = self._nonce
         full["grader_pid"] = os.getpid()  # the child dies with this process (PR_SET_PDEATHSIG)
@@ -414,6 +438,12 @@ class ChildSession:
             self.kill()
             self.close()
             raise
+
+    def new_account(self) -> None:
+        """Start counting raw output and result bytes afresh: the limits are per exercise, and
+        one child may serve several exercises one after another."""
+        self._out_seen = 0
+        self._received = len(self._buffer)
 
     def send(self, frame: dict, timeout: float = 10.0) -> None:
         """Write one frame to the child's stdin; a child that stops reading cannot stall us."""

@@ -1,4 +1,8 @@
-"""Stage 6 of the child: import the student's file, run each batch of cases, report plain data.
+"""Stage 6 of the child: import the student's files, run each batch of cases, report plain data.
+
+Frames from the grader: {"type": "import", "module"} (answered "ready" or "import_error"), then
+{"type": "cases", "module", "cases"} for an imported module (one "case" frame each, then
+"batch_done"), and "end". A child whose config has "eager" (one exercise) imports it at once.
 
 The harness runs on the process's main thread and never calls into student code there: the import
 and every call happen on a fresh thread started at `isolated`'s trampoline, and this thread waits
@@ -44,6 +48,11 @@ class Harness:
         self.capture = capped_text(config["output_chars"])
         self.kept = []  # everything the student's code handed back, alive until exit
         self.describe = values.exception_reporter([])
+        self.specs = {spec["module"]: spec for spec in config["exercises"]}
+        self.loaded = {}  # module -> (entry, exception reporter)
+        self.current = None  # the spec whose code runs now (for tracebacks' line numbers)
+        self.namespaces = {}  # module -> the student file's namespace
+        self.baseline = None
 
     # --- calling student code on its own thread ---------------------------------------------
 
@@ -72,7 +81,9 @@ class Harness:
     def student_line(self, frames):
         """The last line of the student's file in the traceback the trampoline recorded (plain
         data only: the tuples may come from a faked __traceback__, so every type is checked)."""
-        path = f"{self.config['box']}/{self.config['module']}.py"
+        if self.current is None:
+            return None
+        path = f"{self.config['box']}/{self.current['module']}.py"
         found = None
         if _type(frames) is not _list:
             return None
@@ -149,11 +160,12 @@ class Harness:
 
     # --- import and the batch loop ----------------------------------------------------------
 
-    def import_student(self):
-        """Compile and execute the student's file; return the entry or send import_error."""
-        config = self.config
+    def import_student(self, config):
+        """Compile and execute one student file; return the entry or send import_error."""
+        self.current = config
+        self.describe = self.values.exception_reporter([])
         name = config["module"]
-        path = f"{config['box']}/{name}.py"
+        path = f"{self.config['box']}/{name}.py"
         try:
             code = _compile(config["source"], path, "exec", dont_inherit=True)
         except _BaseException as error:  # SyntaxError, ValueError (NUL bytes), MemoryError, ...
@@ -175,6 +187,7 @@ class Harness:
         if box[1] is not None or not box[3]:
             self.send({"type": "import_error", "kind": "exception", **self.outcome(box)["exc"]})
             return None
+        self.namespaces[name] = namespace
         # Captured now: rebinding these names later changes nothing.
         entry = _dict.get(namespace, config["entry"])
         custom = [
@@ -191,22 +204,133 @@ class Harness:
             return None
         return entry
 
-    def serve(self):
-        entry = self.import_student()
-        if entry is None:
-            _exit(0)
-        self.take_output()
+    def load(self, module):
+        """Import `module` once and answer "ready" (or "import_error"); False when it failed."""
+        if module not in self.loaded:
+            entry = self.import_student(self.specs[module])
+            if entry is None:
+                return False
+            self.loaded[module] = (entry, self.describe)
+            if self.baseline is not None:
+                self.baseline.adopt(self.namespaces[module], module)
+        self.take_output()  # what the import printed is nobody's case output
         self.send({"type": "ready"})
-        run = self.run_class_case if self.config["kind"] == "class" else self.run_function_case
+        return True
+
+    def serve(self):
+        baseline = self.baseline = Baseline(self.specs)  # sys.stdout is already the capture
+        eager = None
+        if self.config.get("eager"):
+            (eager,) = self.specs
+            if not self.load(eager):
+                _exit(0)
         while True:
             frame = self.recv()
             if frame is None or frame.get("type") == "end":
                 _exit(0)
+            if frame["type"] == "import":
+                self.load(frame["module"])
+                continue
+            module = frame.get("module", eager)
+            spec = self.specs[module]
+            entry, self.describe = self.loaded[module]
+            self.current = spec
+            run = self.run_class_case if spec["kind"] == "class" else self.run_function_case
             for case in frame["cases"]:
                 report = run(entry, case)
                 text, total = self.take_output()
                 self.send({"type": "case", "i": case["i"], "out": text, "out_total": total, **report})
-            self.send({"type": "batch_done"})
+            self.send({"type": "batch_done", "changed": baseline.changed()})
+
+
+_sys_modules = sys.modules
+_builtins_dict = builtins.__dict__
+
+
+class Baseline:
+    """What every exercise of this child relies on staying as it was: builtins and the modules
+    loaded so far. `changed()` is True once a student file has rebound a name in one of them, or
+    put its own function or class into a module it imported: the grader then starts the next
+    exercise in a fresh child, so such a file costs no other exercise a point. A module that a
+    student file imports joins the baseline once that import is over (`adopt`), unless it already
+    holds the file's own objects. Objects are kept alive, so no id can be reused."""
+
+    def __init__(self, exercise_modules):
+        self.allowed = set(exercise_modules)
+        self.modules = {}
+        self.watched = []
+        self.tainted = False
+        self.watch("builtins", builtins)
+        for name, module in _list(_sys_modules.items()):
+            self.watch(name, module)
+
+    def watch(self, name, module):
+        self.modules[name] = module
+        namespace = getattr(module, "__dict__", None)
+        if _type(namespace) is _dict:
+            # Names the module adds later (a package gets its submodules, lazy caches) are no
+            # change; a name rebound or removed is.
+            self.watched.append((namespace, _list(namespace.items())))
+
+    def adopt(self, student_namespace, student_module):
+        """After a student file's import: watch the modules it brought in, if they are clean."""
+        for name, module in _list(_sys_modules.items()):
+            if name in self.modules or name in self.allowed:
+                continue
+            namespace = getattr(module, "__dict__", None)
+            if _type(namespace) is _dict and _holds_own(namespace, student_namespace, student_module):
+                self.tainted = True
+            self.watch(name, module)
+
+    def changed(self):
+        if self.tainted:
+            return True
+        for name in _list(_sys_modules):
+            if name not in self.modules and name not in self.allowed:
+                return True  # imported during a call, never looked at
+        for name, module in self.modules.items():
+            if name != "builtins" and _sys_modules.get(name) is not module:
+                return True
+        missing = self
+        for namespace, items in self.watched:
+            get = _dict.get
+            for key, value in items:
+                if get(namespace, key, missing) is not value:
+                    return True
+        return False
+
+
+def _holds_own(namespace, student_namespace, student_module):
+    """Whether a module's names (or its classes' attributes) hold the student file's functions or classes."""
+    for value in _list(namespace.values()):
+        if _owned(value, student_namespace, student_module):
+            return True
+        if _type(value) is type:
+            for item in _list(_class_dict(value).values()):
+                if _owned(item, student_namespace, student_module):
+                    return True
+    return False
+
+
+def _owned(value, student_namespace, student_module):
+    kind = _type(value)
+    if kind is _function_type:
+        return _globals_of(value) is student_namespace
+    if kind is type:
+        return _class_dict(value).get("__module__") == student_module
+    return False
+
+
+def _function_type_of():
+    def probe():
+        return None
+
+    return _type(probe)
+
+
+_function_type = _function_type_of()
+_globals_of = _function_type.__dict__["__globals__"].__get__
+_class_dict = type.__dict__["__dict__"].__get__  # a mappingproxy: read-only, C methods
 
 
 def _is_fake(value):

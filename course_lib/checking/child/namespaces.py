@@ -246,18 +246,22 @@ def wait_and_mirror(pid):
     _exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
 
 
-def write_student_file(config, box):
-    if config["kind"] == "selftest":
-        return
-    path = f"{box}/{config['module']}.py"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        data = config["source"].encode("utf-8", "surrogatepass")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+def write_student_files(config, box):
+    """Each exercise's file into the box (the harness compiles the source it was sent; the file is
+    what tracebacks and `inspect` read). Returns the paths written."""
+    paths = []
+    for spec in config.get("exercises", ()):
+        path = f"{box}/{spec['module']}.py"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            data = spec["source"].encode("utf-8", "surrogatepass")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        paths.append(path)
+    return paths
 
 
 # --- the "uid" tier: writes only inside the box (Landlock, where the kernel has it) --------------
