@@ -308,28 +308,29 @@ def main(argv: list[str] | None = None) -> int:
         # Every exercise's public phase before any hidden one (see runner.start_exercise): what a
         # hidden phase leaves behind never reaches a public case's output.
         started: list[PendingExercise | ExerciseResult] = []
-        found_files = {}
+        found_files = {}  # exercise -> the file found, or the result of failing to read it
         try:
             for exercise in exercises:
                 try:
                     found_files[exercise.name] = submission.read(exercise)
                 except Exception as error:  # a grader bug must not stop the batch
                     failed_internally = True
-                    found_files[exercise.name] = error
+                    found_files[exercise.name] = _internal_failure(exercise, phases[exercise.name], error)
         finally:
             submission.close()
         # One child runs all of this submission's exercises, one after another (see SubmissionChild).
         given = {
             exercise.name: (exercise, found.source)
             for exercise in exercises
-            if not isinstance(found := found_files[exercise.name], Exception) and found.source is not None
+            if not isinstance(found := found_files[exercise.name], ExerciseResult) and found.source is not None
         }
         with SubmissionChild(given, limits, hide) as child:
             for exercise in exercises:
                 found = found_files[exercise.name]
+                if isinstance(found, ExerciseResult):
+                    started.append(found)
+                    continue
                 try:
-                    if isinstance(found, Exception):
-                        raise found
                     read[exercise.name] = found.source
                     flags = found.flags
                     if copies_course_version(found.source, exercise, course_prints, args.similarity_threshold):

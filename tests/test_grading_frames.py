@@ -83,9 +83,10 @@ def test_a_sandbox_error_message_is_escaped_before_it_reaches_the_log(monkeypatc
 
 
 def test_frames_without_the_childs_nonce_are_rejected():
-    config = {"kind": "function", "module": "commit_turn", "entry": "commit_turn",
-              "custom_exceptions": [], "source": "def commit_turn(*a):\n    return 1\n"}  # fmt: skip
-    with sandbox.ChildSession(config, Limits()) as session:
+    spec = {"kind": "function", "module": "commit_turn", "entry": "commit_turn",
+            "custom_exceptions": [], "source": "def commit_turn(*a):\n    return 1\n"}  # fmt: skip
+    with sandbox.ChildSession({"kind": "exercises", "exercises": [spec]}, Limits()) as session:
+        session.send({"type": "import", "module": "commit_turn"})
         assert session.recv(10) == {"type": "ready"}  # stamped by the harness, stamp removed
         session._buffer += len(b'{"type":"ready"}').to_bytes(4, "big") + b'{"type":"ready"}'
         with pytest.raises(sandbox.ChildGone) as gone:

@@ -171,16 +171,18 @@ def test_grader_parses_results_from_fd3_only(tmp_path):
 
 
 def test_a_child_that_stops_reading_cannot_stall_the_grader():
-    config = {
+    spec = {
         "kind": "function",
         "module": "commit_turn",
         "entry": "commit_turn",
+        "custom_exceptions": [],
         "source": "import time\ntime.sleep(60)\n",  # never gets to read its stdin again
     }
-    with sandbox.ChildSession(config, Limits()) as session:
+    with sandbox.ChildSession({"kind": "exercises", "exercises": [spec]}, Limits()) as session:
+        session.send({"type": "import", "module": "commit_turn"})
         started = time.monotonic()
         with pytest.raises(sandbox.ChildGone) as gone:
-            session.send({"type": "cases", "cases": [{"i": 0, "args": ["x" * (1 << 20)]}]}, timeout=0.5)
+            session.send({"type": "cases", "module": "commit_turn", "cases": [{"i": 0, "args": ["x" * (1 << 20)]}]}, timeout=0.5)
         assert gone.value.reason == "stalled"
         assert time.monotonic() - started < 3
 

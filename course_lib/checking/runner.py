@@ -132,7 +132,7 @@ class SubmissionChild:
         self.hide = list(hide)
         self.session: ChildSession | None = None
         self.imported: set[str] = set()
-        self.started = 0  # children started so far (the benchmark reports it)
+        self.started = 0  # children started so far
 
     def start(self) -> ChildSession:
         """A fresh child (raises SandboxError when the sandbox cannot start one)."""

@@ -311,22 +311,6 @@ def _sweep_once() -> None:
     sweep_abandoned_workdirs()
 
 
-EXERCISE_KEYS = ("kind", "module", "entry", "custom_exceptions", "source")
-
-
-def _child_config(config: dict) -> dict:
-    """The config the child reads: {"kind": "exercises", "exercises": [...]} or a self-test.
-
-    A config for one exercise (its keys at the top level) becomes a list of one, imported at
-    once ("eager"): the child answers "ready" or "import_error" without being asked."""
-    if config.get("kind") == "selftest" or "exercises" in config:
-        return dict(config)
-    spec = {key: config.get(key) for key in EXERCISE_KEYS}
-    spec["custom_exceptions"] = spec["custom_exceptions"] or []
-    rest = {key: value for key, value in config.items() if key not in EXERCISE_KEYS}
-    return {**rest, "kind": "exercises", "exercises": [spec], "eager": True}
-
-
 class ChildSession:
     """One sandboxed child: send it frames, receive validated-size frames, kill it."""
 
@@ -342,7 +326,7 @@ class ChildSession:
         self.workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
         os.chmod(self.workdir, 0o700)
         self._owner_lock = _claim(self.workdir)
-        full = _child_config(config)
+        full = dict(config)
         self._nonce = secrets.token_hex(16)  # frames without it were not written by the harness
         full["nonce"] = self._nonce
         full["grader_pid"] = os.getpid()  # the child dies with this process (PR_SET_PDEATHSIG)

@@ -2,7 +2,7 @@
 
 Frames from the grader: {"type": "import", "module"} (answered "ready" or "import_error"), then
 {"type": "cases", "module", "cases"} for an imported module (one "case" frame each, then
-"batch_done"), and "end". A child whose config has "eager" (one exercise) imports it at once.
+"batch_done" saying whether shared state `changed`), and "end".
 
 The harness runs on the process's main thread and never calls into student code there: the import
 and every call happen on a fresh thread started at `isolated`'s trampoline, and this thread waits
@@ -51,8 +51,7 @@ class Harness:
         self.specs = {spec["module"]: spec for spec in config["exercises"]}
         self.loaded = {}  # module -> (entry, exception reporter)
         self.current = None  # the spec whose code runs now (for tracebacks' line numbers)
-        self.namespaces = {}  # module -> the student file's namespace
-        self.baseline = None
+        self.baseline = None  # built by serve(), once sys.stdout is the capture
 
     # --- calling student code on its own thread ---------------------------------------------
 
@@ -187,7 +186,7 @@ class Harness:
         if box[1] is not None or not box[3]:
             self.send({"type": "import_error", "kind": "exception", **self.outcome(box)["exc"]})
             return None
-        self.namespaces[name] = namespace
+        self.namespace = namespace
         # Captured now: rebinding these names later changes nothing.
         entry = _dict.get(namespace, config["entry"])
         custom = [
@@ -211,19 +210,13 @@ class Harness:
             if entry is None:
                 return False
             self.loaded[module] = (entry, self.describe)
-            if self.baseline is not None:
-                self.baseline.adopt(self.namespaces[module], module)
+            self.baseline.adopt(self.namespace, module)
         self.take_output()  # what the import printed is nobody's case output
         self.send({"type": "ready"})
         return True
 
     def serve(self):
-        baseline = self.baseline = Baseline(self.specs)  # sys.stdout is already the capture
-        eager = None
-        if self.config.get("eager"):
-            (eager,) = self.specs
-            if not self.load(eager):
-                _exit(0)
+        baseline = self.baseline = Baseline(self.specs)
         while True:
             frame = self.recv()
             if frame is None or frame.get("type") == "end":
@@ -231,7 +224,7 @@ class Harness:
             if frame["type"] == "import":
                 self.load(frame["module"])
                 continue
-            module = frame.get("module", eager)
+            module = frame["module"]
             spec = self.specs[module]
             entry, self.describe = self.loaded[module]
             self.current = spec
@@ -244,7 +237,6 @@ class Harness:
 
 
 _sys_modules = sys.modules
-_builtins_dict = builtins.__dict__
 
 
 class Baseline:
@@ -260,7 +252,6 @@ class Baseline:
         self.modules = {}
         self.watched = []
         self.tainted = False
-        self.watch("builtins", builtins)
         for name, module in _list(_sys_modules.items()):
             self.watch(name, module)
 
@@ -289,11 +280,10 @@ class Baseline:
             if name not in self.modules and name not in self.allowed:
                 return True  # imported during a call, never looked at
         for name, module in self.modules.items():
-            if name != "builtins" and _sys_modules.get(name) is not module:
+            if _sys_modules.get(name) is not module:
                 return True
-        missing = self
+        get, missing = _dict.get, self
         for namespace, items in self.watched:
-            get = _dict.get
             for key, value in items:
                 if get(namespace, key, missing) is not value:
                     return True
@@ -321,14 +311,7 @@ def _owned(value, student_namespace, student_module):
     return False
 
 
-def _function_type_of():
-    def probe():
-        return None
-
-    return _type(probe)
-
-
-_function_type = _function_type_of()
+_function_type = _type(lambda: None)
 _globals_of = _function_type.__dict__["__globals__"].__get__
 _class_dict = type.__dict__["__dict__"].__get__  # a mappingproxy: read-only, C methods
 
