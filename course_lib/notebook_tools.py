@@ -98,13 +98,17 @@ def _strip_widget_views(notebook) -> None:
             output.get("data", {}).pop(WIDGET_VIEW_MIME, None)
 
 
-def main(argv: list[str]) -> int:
-    # Stored outputs are what a fresh bundle shows: no key and LLM_BACKEND at its default (auto →
-    # the offline model), no .env; the kernel inherits this environment.
+def use_bundle_environment() -> None:
+    """Stored outputs are what a fresh bundle shows: no key and LLM_BACKEND at its default (auto →
+    the offline model), no .env; the kernels started afterwards inherit this environment."""
     for name in ("LLM_BACKEND", "OPENAI_API_KEY"):
         os.environ.pop(name, None)
     os.environ["COURSE_DOTENV"] = "0"
     os.environ["OFFLINE_STREAM_CHARS_PER_SECOND"] = "0"  # stored outputs do not wait for paced streams
+
+
+def main(argv: list[str]) -> int:
+    use_bundle_environment()
     from course_lib.notebook_stamps import is_current
 
     force = "--force" in argv

@@ -144,13 +144,17 @@ def timings(layout: CourseLayout) -> dict[str, dict]:
         NotebookClient(
             nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
         ).execute()
-        words = sum(len("".join(c.source).split()) for c in nb.cells if c.cell_type == "markdown")
-        measured[notebook.name] = {
-            "run_seconds": round(time.perf_counter() - started, 1),
-            "words": words,
-            "code_cells": sum(c.cell_type == "code" for c in nb.cells),
-        }
+        measured[notebook.name] = measurement(nb, time.perf_counter() - started)
     return measured
+
+
+def measurement(nb, seconds: float) -> dict:
+    """One notebook's row of the timings file: its run time and what there is to read."""
+    return {
+        "run_seconds": round(seconds, 1),
+        "words": sum(len("".join(c.source).split()) for c in nb.cells if c.cell_type == "markdown"),
+        "code_cells": sum(c.cell_type == "code" for c in nb.cells),
+    }
 
 
 def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
@@ -217,19 +221,39 @@ def _new_exercise(argv: list[str]) -> int:
         "INSTRUCTOR.md, раздел «Adding an exercise»."
     )
     if notebook is None:
-        print(f"\nДобавьте в notebooks/{args.notebook}_*.ipynb две ячейки и перевыполните его "
+        print(f"\nДобавьте в notebooks/{args.notebook}_*.ipynb ссылку и ячейку и перевыполните его "
               f"(make notebooks).\n\n{notebook_cells(args.name, args.title)}")
     else:
-        from course_lib.notebook_tools import main as run_notebooks
+        import nbformat
+
+        from course_lib.notebook_tools import execute_notebook, use_bundle_environment
 
         print(f"\nВ ноутбук {full_path(notebook)} добавлены ссылка на упражнение и ячейка check(); "
-              "перевыполняю его, чтобы сохранённые выводы совпадали:")
-        if run_notebooks([notebook.name]) != 0:
-            print("Ноутбук не выполнился: выполните make notebooks и посмотрите ошибку.", file=sys.stderr)
+              "перевыполняю его, чтобы сохранённые выводы совпадали…")
+        use_bundle_environment()
+        try:
+            seconds = execute_notebook(notebook)
+        except Exception as error:  # a cell failed: the instructor sees which, nothing else is touched
+            print(f"Ноутбук не выполнился ({type(error).__name__}): выполните make notebooks и посмотрите "
+                  "ошибку.", file=sys.stderr)
             return 1
+        print(f"{notebook.name}: {seconds:.1f} с")
+        stored = json.loads(_timings_path().read_text(encoding="utf-8"))
+        stored[notebook.name] = measurement(nbformat.read(notebook, as_version=4), seconds)
+        _store_timings(stored)
+    guide = layout.root / "INSTRUCTOR.md"
+    if guide.is_file():  # in a fresh process: this one loaded the registry before the new line
+        import subprocess
+
+        command = [sys.executable, "-m", "grader", "instructor", "write", str(guide), "--course-root", str(layout.root)]
+        if subprocess.run(command, cwd=layout.root, stdout=subprocess.DEVNULL).returncode != 0:
+            print("INSTRUCTOR.md не обновлён: выполните команду instructor write и посмотрите ошибку.", file=sys.stderr)
+            return 1
+        print(f"{full_path(guide)}: обновлены разделы timings, quiz-key, mistakes "
+              f"({'новый замер ' + notebook.name if notebook else 'без нового замера'}).")
     print(
-        "Проверить упражнение: .venv/bin/python -m pytest tests/test_exercises_statements.py "
-        f"tests/test_grading_cases.py tests/test_instructor_exercises.py -q -k {args.name}"
+        "Проверить курс: make test (только это упражнение: .venv/bin/python -m pytest "
+        f"tests/test_exercises_statements.py tests/test_grading_cases.py tests/test_course_versions.py -q -k {args.name})"
     )
     return 0
 
@@ -247,27 +271,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measure", action="store_true", help="write: заново замерить ноутбуки")
     args = parser.parse_args(argv)
     layout = CourseLayout(course_root(args.course_root))
-    stored = Path(__file__).with_name(TIMINGS_FILE)
+    stored = _timings_path()
     if args.what == "quiz-key":
         sys.stdout.write(quiz_key(layout))
     elif args.what == "mistakes":
         sys.stdout.write(mistakes(layout))
     elif args.what == "timings":
         measured = timings(layout)
-        stored.write_text(json.dumps(measured, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        _store_timings(measured)
         sys.stdout.write(timings_table(layout, measured))
     else:
         path = args.path or layout.root / "INSTRUCTOR.md"
         if args.measure or not stored.is_file():
-            stored.write_text(json.dumps(timings(layout), ensure_ascii=False, indent=1) + "\n")
-        measured = json.loads(stored.read_text(encoding="utf-8"))
-        text = path.read_text(encoding="utf-8")
-        text = _replace_section(text, "timings", timings_table(layout, measured))
-        text = _replace_section(text, "quiz-key", quiz_key(layout))
-        text = _replace_section(text, "mistakes", mistakes(layout))
-        path.write_text(text, encoding="utf-8")
+            _store_timings(timings(layout))
+        write_guide(layout, path)
         print(f"{path.name}: обновлены разделы timings, quiz-key, mistakes.")
     return 0
+
+
+def _timings_path() -> Path:
+    return Path(__file__).with_name(TIMINGS_FILE)
+
+
+def _store_timings(measured: dict[str, dict]) -> None:
+    _timings_path().write_text(json.dumps(measured, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def write_guide(layout: CourseLayout, path: Path) -> None:
+    """Regenerate the guide's generated sections from the stored timings and the course's files."""
+    measured = json.loads(_timings_path().read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    text = _replace_section(text, "timings", timings_table(layout, measured))
+    text = _replace_section(text, "quiz-key", quiz_key(layout))
+    text = _replace_section(text, "mistakes", mistakes(layout))
+    path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -7,16 +7,23 @@ guessing the rules:
 * `exercises/NAME.py` — the stub: the statement in its docstring («Упражнение «NAME»», sections
   «Требования» and «Пример», `check("NAME")`), every function body `raise NotImplementedError`;
 * `solutions/NAME.py` — the reference, with the stub's signature, importing nothing from the course;
+* `course_lib/course_versions/NAME.py` — the course's own version, what the notebook runs until the
+  student's passes: the same behaviour written differently (a student who hands it in is flagged
+  as copying the course's version; one who hands in the reference is not);
 * `exercises/cases/NAME.json` — 4 public cases (3–10 allowed), the first named «пример из условия…»,
   both returned values and exceptions;
 * `grading/hidden/NAME.json` — 10 hidden cases (at least 10), each with a hint, plus `mutants`:
   typical mistakes (a text replacement in the reference) that must fail a public and a hidden case;
 * one line in `course_lib/checking/exercises.json`.
 
-The notebook gets its practice cells (`add_practice_cells`): a Markdown link to `../exercises/NAME.py`
-and a code cell with `check("NAME")`, right after the notebook's last `check(...)` cell; the command
-then re-executes that notebook so its stored outputs (what nbval compares) include the new cell.
-`--no-notebook` leaves the notebook alone and prints the two cells instead.
+The notebook gets its practice (`add_practice_cells`): a link to `../exercises/NAME.py` in the list
+of its «## Практика» cell (a Markdown cell of its own if the notebook has no such list), and right
+after the practice section's `check(...)` cell a code cell that runs `check("NAME")`, takes the
+function through `your_code("NAME")` and shows a failing one on the statement's example
+(`show_mistake`), as every lesson does. The command then re-executes that notebook so its stored
+outputs (what nbval compares) include the new cell, records the notebook's run time and word count
+in `grader/instructor_timings.json`, and regenerates INSTRUCTOR.md's generated sections.
+`--no-notebook` leaves the notebook alone and prints the cells instead.
 """
 
 from __future__ import annotations
@@ -62,8 +69,27 @@ def {name}(text: str) -> str:
     return cleaned
 '''
 
+COURSE_VERSION = '''"""The course's version of exercises/{name}.py (notebook {notebook}): a template, like the exercise."""
+
+
+def {name}(text: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"ожидалась строка (str), а не {{type(text).__name__}}")
+    # The same characters str.strip() removes (str.isspace), found from both ends.
+    start, end = 0, len(text)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start == end:
+        raise ValueError("в тексте одни пробельные символы")
+    return text[start:end]
+'''
+
+EXAMPLE = "  Номер заказа 8041. "  # the statement's example: the practice cell shows a failing function on it
+
 PUBLIC = [
-    ("пример из условия", ["  Номер заказа 8041. "], {"return": "Номер заказа 8041."}),
+    ("пример из условия", [EXAMPLE], {"return": "Номер заказа 8041."}),
     ("текст без пробелов по краям", ["Спасибо"], {"return": "Спасибо"}),
     ("не строка — TypeError", [8041], {"raises": "TypeError"}),
     ("одни пробелы — ValueError", ["   "], {"raises": "ValueError"}),
@@ -143,6 +169,7 @@ def new_exercise(layout: CourseLayout, name: str, notebook: str, title: str, poi
         layout.solutions_dir / f"{name}.py": SOLUTION.format(name=name),
         layout.public_cases_dir / f"{name}.json": _cases(name, PUBLIC, hidden=False),
         layout.hidden_cases_dir / f"{name}.json": _cases(name, HIDDEN, hidden=True),
+        layout.root / "course_lib" / "course_versions" / f"{name}.py": COURSE_VERSION.format(name=name, notebook=notebook),
     }
     existing = [path for path in targets if path.exists()]
     if name in known or existing:
@@ -159,27 +186,74 @@ def new_exercise(layout: CourseLayout, name: str, notebook: str, title: str, poi
     return [*targets, registry]
 
 
+PRACTICE = "## Практика"
+LINK = re.compile(r"^(?P<mark>- |(?P<number>\d+)\. )\[exercises/\w+\.py\]\(\.\./exercises/\w+\.py\)")
+
+
+def practice_link(name: str, title: str, mark: str = "- ") -> str:
+    """One item of a practice list, in the notebooks' own form."""
+    return f"{mark}[exercises/{name}.py](../exercises/{name}.py) — {title[:1].lower()}{title[1:]}"
+
+
 def practice_markdown(name: str, title: str) -> str:
+    """A cell of its own, for a notebook without a practice list."""
     return (f"### Упражнение: {title}\n\n"
             f"Откройте [exercises/{name}.py](../exercises/{name}.py): условие — в начале файла. "
             "Замените `raise NotImplementedError` решением, сохраните файл и запустите проверку ниже.")
 
 
 def practice_code(name: str) -> str:
-    return f'from course_lib.exercises import check\n\ncheck("{name}")'
+    return (
+        "from course_lib.exercises import check\n"
+        "from course_lib.your_code import your_code\n\n"
+        f'check("{name}")\n'
+        f'{name} = your_code("{name}")  # ваша функция, как только пройдёт открытые тесты\n'
+        f"{name}.show_mistake({EXAMPLE!r})  # пока не прошла: она и версия курса на примере из условия\n"
+        f"print({name}({EXAMPLE!r}))"
+    )
+
+
+def _add_to_list(markdown: str, name: str, title: str) -> str:
+    """Add the exercise after the last exercise link of the list (and its continuation lines), in
+    the list's own form: «- …;» items with a final «.», or numbered sentences."""
+    lines = markdown.split("\n")
+    last = max(i for i, line in enumerate(lines) if LINK.match(line))
+    found = LINK.match(lines[last])
+    end = last + 1
+    while end < len(lines) and lines[end].startswith("  ") and lines[end].strip():
+        end += 1
+    previous = lines[end - 1].rstrip()
+    if found["number"]:
+        item = practice_link(name, title, f"{int(found['number']) + 1}. ") + "."
+    else:
+        item = practice_link(name, title) + ("." if previous.endswith(".") else "")
+        if previous.endswith("."):
+            lines[end - 1] = previous[:-1] + ";"
+    lines.insert(end, item)
+    return "\n".join(lines)
 
 
 def add_practice_cells(layout: CourseLayout, name: str, notebook: str, title: str) -> Path:
-    """Insert the link and the check() cell after the notebook's last check() cell; return its path."""
+    """Link the exercise in the practice list and add its check() cell after the practice
+    section's check() cell (see the module's docstring); return the notebook's path."""
     import nbformat
 
     path = _notebook(layout, notebook)
     document = nbformat.read(path, as_version=4)
     cells = document.cells
     checks = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and "check(" in cell.source]
-    at = checks[-1] + 1 if checks else len(cells)
-    new = [nbformat.v4.new_markdown_cell(practice_markdown(name, title)),
-           nbformat.v4.new_code_cell(practice_code(name))]  # fmt: skip
+    practice = [i for i, cell in enumerate(cells)
+                if cell.cell_type == "markdown" and cell.source.startswith(PRACTICE)
+                and any(LINK.match(line) for line in cell.source.splitlines())]  # fmt: skip
+    new = []
+    if practice:
+        cells[practice[-1]].source = _add_to_list(cells[practice[-1]].source, name, title)
+        after = [i for i in checks if i > practice[-1]]
+        at = after[0] + 1 if after else practice[-1] + 1
+    else:
+        new.append(nbformat.v4.new_markdown_cell(practice_markdown(name, title)))
+        at = checks[-1] + 1 if checks else len(cells)
+    new.append(nbformat.v4.new_code_cell(practice_code(name)))
     for offset, cell in enumerate(new):
         cell["id"] = f"practice-{name}-{offset}"
     cells[at:at] = new
@@ -188,13 +262,11 @@ def add_practice_cells(layout: CourseLayout, name: str, notebook: str, title: st
 
 
 def notebook_cells(name: str, title: str) -> str:
-    """The practice cells to add to the notebook (printed; notebooks are not edited)."""
+    """The practice to add to the notebook (printed with --no-notebook; the notebook is not edited)."""
+    code = "\n".join(f"    {line}" if line else "" for line in practice_code(name).splitlines())
     return (
-        "Markdown-ячейка (в раздел «Практика» ноутбука):\n\n"
-        f"    ### Упражнение: {title}\n\n"
-        f"    Откройте [exercises/{name}.py](../exercises/{name}.py): условие — в начале файла. "
-        "Замените `raise NotImplementedError` решением, сохраните файл и запустите проверку ниже.\n\n"
-        "Ячейка с кодом сразу под ней:\n\n"
-        "    from course_lib.exercises import check\n\n"
-        f'    check("{name}")\n'
+        "В список раздела «Практика» ноутбука:\n\n"
+        f"    {practice_link(name, title)}\n\n"
+        "Ячейка с кодом после ячейки check(...) раздела «Практика»:\n\n"
+        f"{code}\n"
     )

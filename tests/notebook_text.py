@@ -5,6 +5,7 @@ Each helper takes a notebook or its list of cells.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -27,6 +28,26 @@ def markdown_sources(notebook_or_cells) -> list[str]:
 
 def markdown_text(notebook_or_cells) -> str:
     return "\n".join(markdown_sources(notebook_or_cells))
+
+
+EXERCISE_ITEM = re.compile(r"^(?:- |\d+\. )\[exercises/\w+\.py\]")
+
+
+def lesson_text(notebook_or_cells) -> str:
+    """The Markdown a student reads as the lesson: everything but the practice list's items that
+    link an exercise file (with their continuation lines). That list grows by one line with each
+    exercise an instructor adds (`instructor new-exercise`); the statement itself is in the file."""
+    kept = []
+    for source in markdown_sources(notebook_or_cells):
+        in_item = False
+        for line in source.split("\n"):
+            if EXERCISE_ITEM.match(line):
+                in_item = True
+            elif in_item and not (line.startswith("  ") and line.strip()):
+                in_item = False
+            if not in_item:
+                kept.append(line)
+    return "\n".join(kept)
 
 
 def stream_text(cell) -> str:

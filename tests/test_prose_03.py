@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from course_lib.steps import sessions
-from notebook_text import markdown_text, stream_text
+from notebook_text import lesson_text, markdown_text, stream_text
 from test_steps_match_notebooks import without_docstrings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,7 +183,7 @@ def test_practice_says_how_to_hand_in(cells):
 
 
 def test_03_stays_within_the_word_budget(cells):
-    assert len(re.findall(r"\S+", markdown(cells))) <= 2500
+    assert len(re.findall(r"\S+", lesson_text(cells))) <= 2500
 
 
 # --- second review (issue 18): sentences fixed against their outputs --------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_text import all_output_text, markdown_text, stream_text
+from notebook_text import all_output_text, lesson_text, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_summary.ipynb"
@@ -311,7 +311,7 @@ def test_no_exercise_solution_before_the_exercise(cells):
 
 
 def test_markdown_stays_under_the_word_limit(cells):
-    assert len(re.findall(r"\S+", markdown(cells))) <= 2500
+    assert len(re.findall(r"\S+", lesson_text(cells))) <= 2500
 
 
 # --- second read (issue 18 review) --------------------------------------------------------------

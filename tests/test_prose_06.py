@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_text import markdown_sources
+from notebook_text import lesson_text, markdown_sources
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_comparing_strategies.ipynb"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -204,7 +204,7 @@ def test_summary_cost_quiz_does_not_count_recall_as_a_cost():
 
 
 def test_markdown_stays_under_the_word_limit(cells):
-    assert sum(len(source.split()) for source in markdown(cells)) <= 2500
+    assert len(lesson_text(cells).split()) <= 2500
 
 
 # --- second read (issue 18): the recap states the measured share, printed labels say «сводка» --------

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from notebook_text import all_output_text, markdown_text
+from notebook_text import all_output_text, lesson_text, markdown_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -32,7 +32,7 @@ def test_no_insider_words_and_the_glossary_spelling(cells):
 
 
 def test_markdown_stays_under_the_word_limit(cells):
-    assert len(markdown_text(cells).split()) <= WORD_LIMIT
+    assert len(lesson_text(cells).split()) <= WORD_LIMIT
 
 
 def test_no_machine_dependent_number_in_prose(cells):
