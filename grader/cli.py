@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.lms:
             settings = ExportSettings(
                 args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale,
-                args.keep_missing,
+                args.keep_missing, args.feedback,
             )
             gradebooks = [export(out, settings, roster)]
         else:

@@ -18,6 +18,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader.feedback_delivery import CANVAS_FOLDER, MOODLE_ZIP, WHICH, write_package
 from grader.gradebook import SheetError, read_sheet
 from grader.invocation import command_name, full_path
 from grader.lms import RAW, Gradebook, moodle_warning, write_gradebook
@@ -43,6 +44,7 @@ class ExportSettings:
     assignment_id: str | None = None
     scale: float | str | None = None  # None: the LMS's default (Moodle 0…100), "raw": the points
     keep_missing: bool = False
+    feedback: str = "now"  # feedback_delivery.WHICH: feedback.md, or the after-publication file
 
 
 def parse_scale(text: str) -> float | str:
@@ -73,6 +75,11 @@ def add_gradebook_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keep-missing", action="store_true",
         help="Moodle: оставить в файле студентов без оценки (пустая ячейка сотрёт оценку, выставленную вручную)",
+    )
+    parser.add_argument(
+        "--feedback", choices=sorted(WHICH), default="now",
+        help="какой отзыв упаковать для LMS: now — feedback.md (скрытые тесты скрыты), after-publication — "
+        "feedback_after_publication.md (с именами и подсказками скрытых тестов, после публикации)",
     )  # fmt: skip
 
 
@@ -85,6 +92,7 @@ def export(out: Path, settings: ExportSettings, roster=None) -> Gradebook:
         out, settings.lms, roster, rows, settings.assignment, settings.assignment_id, settings.scale,
         settings.keep_missing,
     )
+    gradebook.feedback = write_package(out, settings.lms, roster, rows, settings.feedback)
     remember(out, settings)
     return gradebook
 
@@ -145,6 +153,7 @@ def print_gradebook(gradebook: Gradebook, lms: str) -> None:
             print(warning, file=err)
     elif gradebook.scale is None:
         print(f"В Canvas поставьте заданию Points Possible = {gradebook.maximum:g}.", file=err)
+    _print_feedback(gradebook.feedback, lms)
     for title, items in (
         ("Работы, которых нет в списке студентов (в журнал не попали)", gradebook.unmatched_submissions),
         ("Неоднозначно: работа подходит нескольким студентам (оценка не выставлена)", gradebook.ambiguous),
@@ -156,6 +165,29 @@ def print_gradebook(gradebook: Gradebook, lms: str) -> None:
     ):
         if items:
             print(f"{title}: " + one_line("; ".join(items)), file=err)
+
+
+def _print_feedback(package, lms: str) -> None:
+    if package is None:
+        return
+    err = sys.stderr
+    if lms == "moodle":
+        if package.delivered:
+            print(f"Отзывы для Moodle: {full_path(package.path)} (файлов отзыва: {package.delivered}). "
+                  "В задании: View all submissions → Grading action → Upload multiple feedback files in a zip "
+                  "(названия английского интерфейса; в задании должен быть включён тип отзыва Feedback files).",
+                  file=err)  # fmt: skip
+        if package.not_placed:
+            print(f"Не в архиве отзывов Moodle — работа сдана не из папки загрузки Moodle («Имя_номер_"
+                  "assignsubmission_file»), номер участника неизвестен; прикрепите их feedback.md вручную: "
+                  + one_line("; ".join(package.not_placed)), file=err)  # fmt: skip
+    else:
+        print(f"Отзывы для Canvas: {full_path(package.path)} (файлов отзыва: {package.delivered}). Импорт "
+              "журнала в Canvas не переносит комментарии: прикрепите файл студента к комментарию в SpeedGrader "
+              "(в имени файла — имя и ID студента из журнала Canvas).", file=err)  # fmt: skip
+        if package.not_placed:
+            print("Без файла отзыва для Canvas (работа не сопоставлена со студентом из списка): "
+                  + one_line("; ".join(package.not_placed)), file=err)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Ошибка: нет файла со списком студентов: {full_path(args.roster)}", file=sys.stderr)
         return 2
     settings = ExportSettings(
-        args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale, args.keep_missing
+        args.lms, str(args.roster.resolve()), args.assignment, args.assignment_id, args.scale, args.keep_missing,
+        args.feedback,
     )
     try:
         gradebook = export(out, settings)

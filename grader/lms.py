@@ -71,6 +71,7 @@ class Gradebook:
     scale: float | None = None
     left_out: list[str] = field(default_factory=list)
     """Students without a grade not written at all (Moodle: an empty cell would wipe a grade)."""
+    feedback: object = None  # feedback_delivery.FeedbackPackage written beside it, if any
 
 
 def effective_scale(lms: str, scale: float | str | None) -> float | None:
