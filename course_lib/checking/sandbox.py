@@ -113,12 +113,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib.checking import run_queue
 from course_lib.checking.safetext import one_line
 
 CHILD_SCRIPT = Path(__file__).with_name("_child.py")
 CHILD_PACKAGE = Path(__file__).with_name("child")
 TIERS = ("root", "userns", "uid", "basic")
 FRAME_LIMIT = 16 * 1024 * 1024
+STARVED_EXTENSION = 3.0  # a wait grows by at most 3x its timeout for time spent waiting for a CPU
+MIN_EXTENSION = 0.005  # seconds: less than this is no reason to wait again
 SANDBOX_UID_RANGE = (1_100_000_000, 1_900_000_000)
 
 
@@ -370,6 +373,7 @@ class ChildSession:
         self._out_seen = 0
         self._out_kept = bytearray()
         self.exit_code: int | None = None
+        self.starved_seconds = 0.0  # added to wall-clock waits for time spent waiting for a CPU
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         try:
             self.process = subprocess.Popen(
@@ -410,6 +414,7 @@ class ChildSession:
             self._pidfd: int | None = os.pidfd_open(self.process.pid)
         except (AttributeError, OSError):
             self._pidfd = None  # older kernels: poll with waitid()
+        self._run_queue = run_queue.RunQueue(self.process.pid)  # its session: start_new_session
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._result_r, selectors.EVENT_READ, "result")
         self._selector.register(self._out_r, selectors.EVENT_READ, "out")
@@ -447,15 +452,29 @@ class ChildSession:
             view = view[written:]
 
     def recv(self, timeout: float) -> dict:
-        """The next result frame; ChildTimeout or ChildGone otherwise."""
+        """The next result frame; ChildTimeout or ChildGone otherwise.
+
+        `timeout` is the child's own time: seconds it ran or slept, not seconds it sat runnable
+        while other processes had the CPUs. At the deadline the run-queue delay the kernel counted
+        for the child's processes during this wait (`run_queue.Watch`) is added, up to
+        `STARVED_EXTENSION` times the timeout, so a loaded machine does not turn a passing case into
+        a timeout, while a hang — busy or asleep — accrues no such delay and still stops at once."""
         deadline = time.monotonic() + timeout
+        watch = run_queue.Watch(self._run_queue)
+        extended = 0.0
         while True:
             frame = self._take_frame()
             if frame is not None:
                 return frame
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ChildTimeout
+                starved = min(watch.new_delay(), timeout * STARVED_EXTENSION - extended)
+                if starved < MIN_EXTENSION:
+                    raise ChildTimeout
+                deadline += starved
+                extended += starved
+                self.starved_seconds += starved
+                continue
             for key, _ in self._selector.select(remaining):
                 if key.data == "out":
                     self._drain_output()
@@ -595,6 +614,8 @@ class ChildSession:
                 remove_files_of(self._uid)  # no later child may see what this one left in /tmp
 
     def _close_fds(self) -> None:
+        if getattr(self, "_run_queue", None) is not None:
+            self._run_queue.close()
         for fd in (self._result_r, self._out_r, getattr(self, "_pidfd", None)):
             if fd is None:
                 continue
