@@ -211,7 +211,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--memory", choices=("facts", "tools"), default="facts",
         help="facts — приложение само извлекает факты (ноутбук 08); tools — памятью управляет модель (ноутбук 09)",
     )
+    parser.add_argument(
+        "--your-code", action="store_true",
+        help="окно истории из ваших функций exercises/ (count_message_tokens, split_into_turns, "
+        "select_recent_turns); пока функция не прошла открытые тесты, работает версия курса",
+    )
     args = parser.parse_args(argv)
+    if args.your_code and args.memory == "tools":
+        parser.error("--your-code собирает окно истории чата; с --memory tools историей управляет модель")
     if args.memory == "tools" and args.user is None:
         parser.error("--memory tools нужен --user: память ведётся для каждого пользователя отдельно")
     if args.memory == "tools" and args.session is not None:
@@ -229,6 +236,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+WINDOW_EXERCISES = ("count_message_tokens", "split_into_turns", "select_recent_turns")
+
+
+def _your_window():
+    """Notebook 04's ExerciseWindow: the history window built from the student's three functions.
+
+    Each is chosen again on every call; the line for each says which runs now, and a new line
+    appears when a saved file changes that (the same lines as under the notebook's cells)."""
+    from course_lib.checking.catalog import find_course_root
+    from course_lib.steps.window import ExerciseWindow
+    from course_lib.tokenizer import TokenCounter
+    from course_lib.your_code import your_code
+
+    find_course_root()  # FileNotFoundError with the folder it looked in
+    print("Окно истории собирают ваши функции (пока функция не проходит открытые тесты, работает версия курса):")
+    for name in WINDOW_EXERCISES:
+        your_code(name)  # prints its line: yours, the course's, and why
+    return ExerciseWindow(TokenCounter(), load_settings().chat_input_token_budget)
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.store is None:
@@ -243,10 +270,15 @@ def main(argv: list[str]) -> int:
     from course_lib.store_url import StoreUrlError, open_memory_store, open_session_store, parse_store_location
 
     try:
+        history_policy = _your_window() if args.your_code else None
+    except (FileNotFoundError, SettingsError) as error:
+        print(f"--your-code: {error}", file=sys.stderr)
+        return 2
+    try:
         location = parse_store_location(args.store) if args.store else None
         store = open_session_store(location) if location else None
         memory_store = open_memory_store(location) if location and args.user else None
-        app = build_chat_app(store=store, memory_store=memory_store)
+        app = build_chat_app(store=store, memory_store=memory_store, history_policy=history_policy)
     except (SettingsError, LLMClientError, SessionStoreError, MemoryStoreError, StoreUrlError, sqlite3.Error) as error:
         print(error, file=sys.stderr)
         return 2
