@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -86,3 +87,15 @@ def test_handin_zips_the_exercise_files_only(bundle):
     assert sorted(names) == sorted(f"exercises/{e.name}.py" for e in EXERCISES)
     assert "Ещё не решены" in result.stdout  # stubs
     (bundle / "handin.zip").unlink()
+
+
+def test_the_goals_table_names_each_exercise_in_its_own_notebooks_row():
+    # The registry's notebook is where check() runs; the table said 05 for rolling_compress (06).
+    text = (ROOT / "INSTRUCTOR.md").read_text(encoding="utf-8")
+    rows = {line.split("`")[1][:2]: line for line in text.splitlines() if re.match(r"^\| `\d\d_\w+` \|", line)}
+    assert len(rows) == len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
+    for exercise in EXERCISES:
+        where = sorted(number for number, row in rows.items() if f"`{exercise.entry}`" in row or f"`{exercise.name}`" in row)
+        # Never in another notebook's row (a freshly scaffolded exercise is in none yet).
+        assert where in ([], [exercise.notebook]), (exercise.name, where)
+    assert sum(any(f"`{e.entry}`" in row for row in rows.values()) for e in EXERCISES) >= 15
