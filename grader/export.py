@@ -18,7 +18,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.feedback_delivery import CANVAS_FOLDER, MOODLE_ZIP, WHICH, write_package
+from grader.feedback_delivery import WHICH, write_package
 from grader.gradebook import SheetError, read_sheet
 from grader.invocation import command_name, full_path
 from grader.lms import RAW, Gradebook, moodle_warning, write_gradebook
@@ -92,7 +92,7 @@ def export(out: Path, settings: ExportSettings, roster=None) -> Gradebook:
         out, settings.lms, roster, rows, settings.assignment, settings.assignment_id, settings.scale,
         settings.keep_missing,
     )
-    gradebook.feedback = write_package(out, settings.lms, roster, rows, settings.feedback)
+    gradebook.feedback = write_package(out, settings.lms, roster, rows, gradebook.matching, settings.feedback)
     remember(out, settings)
     return gradebook
 

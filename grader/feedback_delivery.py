@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.roster import CANVAS_FILE, MOODLE_FOLDER, Roster, match
+from grader.roster import CANVAS_FILE, MOODLE_FOLDER, Matching, Roster, download_names
 
 WHICH = {"now": "feedback.md", "after-publication": "feedback_after_publication.md"}
 MOODLE_ZIP = "feedback-moodle.zip"
@@ -57,8 +57,8 @@ def _safe(text: str) -> str:
 
 def _moodle_participant(name: str, source: str) -> tuple[str, str] | None:
     """(name, participant id) from a Moodle download folder's name, the submission's or its source's."""
-    for text in (Path(source).name if source else "", name):
-        found = MOODLE_FOLDER.match(text.removesuffix(".zip"))
+    for stem in download_names(name, source):
+        found = MOODLE_FOLDER.match(stem)
         if found:
             return found.group("name"), found.group("participant")
     return None
@@ -101,9 +101,10 @@ def moodle_zip(out: Path, grades: list[dict[str, str]], which: str = "now") -> F
     return package
 
 
-def canvas_folder(out: Path, roster: Roster, grades: list[dict[str, str]], which: str = "now") -> FeedbackPackage:
+def canvas_folder(out: Path, roster: Roster, grades: list[dict[str, str]], matching: Matching,
+                  which: str = "now") -> FeedbackPackage:  # fmt: skip
+    """`matching`: the gradebook's own (lms.write_gradebook), so a file goes to the row with the grade."""
     package = FeedbackPackage(out / CANVAS_FOLDER)
-    matching = match(roster, [(row["submission"], row.get("source", "")) for row in grades])
     files: dict[str, bytes] = {}
     for row in grades:
         submission = row["submission"]
@@ -129,14 +130,15 @@ def canvas_folder(out: Path, roster: Roster, grades: list[dict[str, str]], which
 
 
 def _canvas_id(name: str, source: str) -> str:
-    for text in (Path(source).name if source else "", name):
-        found = CANVAS_FILE.match(text)
+    for stem in download_names(name, source):
+        found = CANVAS_FILE.match(stem)
         if found:
             return found.group("canvas_id")
     return ""
 
 
-def write_package(out: Path, lms: str, roster: Roster, grades: list[dict[str, str]], which: str = "now") -> FeedbackPackage:
+def write_package(out: Path, lms: str, roster: Roster, grades: list[dict[str, str]], matching: Matching,
+                  which: str = "now") -> FeedbackPackage:  # fmt: skip
     if lms == "moodle":
         return moodle_zip(out, grades, which)
-    return canvas_folder(out, roster, grades, which)
+    return canvas_folder(out, roster, grades, matching, which)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from course_lib.checking.catalog import BY_NAME
 from grader.gradebook import write_csv_atomic
-from grader.roster import Roster, RosterError, match
+from grader.roster import Matching, Roster, RosterError, match
 from course_lib.checking.safetext import one_line
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -72,6 +72,7 @@ class Gradebook:
     left_out: list[str] = field(default_factory=list)
     """Students without a grade not written at all (Moodle: an empty cell would wipe a grade)."""
     feedback: object = None  # feedback_delivery.FeedbackPackage written beside it, if any
+    matching: Matching | None = None  # which roster student each submission went to
 
 
 def effective_scale(lms: str, scale: float | str | None) -> float | None:
@@ -135,7 +136,7 @@ def write_gradebook(
     write_csv_atomic(path, header, rows)
     return Gradebook(
         path, len(score_of), matching.unmatched, missing, matching.ambiguous, matching.duplicates,
-        scale if scale is not None else total, total, scale, left_out,
+        scale if scale is not None else total, total, scale, left_out, matching=matching,
     )  # fmt: skip
 
 

@@ -177,15 +177,19 @@ def read_roster(path: Path) -> Roster:
     return Roster(path, students, named, table.described)
 
 
+def download_names(name: str, source: str = "") -> list[str]:
+    """The submission's output name and its folder's or zip's name (without `.zip`): what a Moodle or
+    Canvas download called it, to match MOODLE_FOLDER and CANVAS_FILE against."""
+    texts = [name, Path(source).name if source else ""]
+    return [text[:-4] if text.lower().endswith(".zip") else text for text in texts if text]
+
+
 def submission_keys(name: str, source: str = "") -> tuple[set[str], set[str]]:
     """(exact keys, name keys) of a submission: its output name and folder/zip name; a Moodle
     folder's student name is a name key only (weak)."""
     exact = {normalized(name)}
     weak = set()
-    for text in (name, Path(source).name if source else ""):
-        if not text:
-            continue
-        stem = text[:-4] if text.lower().endswith(".zip") else text
+    for stem in download_names(name, source):
         exact.add(normalized(stem))
         moodle = MOODLE_FOLDER.match(stem)
         if moodle:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 from course_lib.checking.catalog import CourseLayout
@@ -263,7 +264,7 @@ def add_practice_cells(layout: CourseLayout, name: str, notebook: str, title: st
 
 def notebook_cells(name: str, title: str) -> str:
     """The practice to add to the notebook (printed with --no-notebook; the notebook is not edited)."""
-    code = "\n".join(f"    {line}" if line else "" for line in practice_code(name).splitlines())
+    code = textwrap.indent(practice_code(name), "    ")
     return (
         "В список раздела «Практика» ноутбука:\n\n"
         f"    {practice_link(name, title)}\n\n"

@@ -5,10 +5,11 @@ Each helper takes a notebook or its list of cells.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import nbformat
+
+from grader.scaffold import LINK  # an exercise item of a practice list, as the scaffold writes it
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 TEXT_MIMES = ("text/plain", "text/markdown", "text/html")
@@ -30,7 +31,6 @@ def markdown_text(notebook_or_cells) -> str:
     return "\n".join(markdown_sources(notebook_or_cells))
 
 
-EXERCISE_ITEM = re.compile(r"^(?:- |\d+\. )\[exercises/\w+\.py\]")
 
 
 def lesson_text(notebook_or_cells) -> str:
@@ -41,7 +41,7 @@ def lesson_text(notebook_or_cells) -> str:
     for source in markdown_sources(notebook_or_cells):
         in_item = False
         for line in source.split("\n"):
-            if EXERCISE_ITEM.match(line):
+            if LINK.match(line):
                 in_item = True
             elif in_item and not (line.startswith("  ") and line.strip()):
                 in_item = False

@@ -373,7 +373,6 @@ class ChildSession:
         self._out_seen = 0
         self._out_kept = bytearray()
         self.exit_code: int | None = None
-        self.starved_seconds = 0.0  # added to wall-clock waits for time spent waiting for a CPU
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         try:
             self.process = subprocess.Popen(
@@ -473,7 +472,6 @@ class ChildSession:
                     raise ChildTimeout
                 deadline += starved
                 extended += starved
-                self.starved_seconds += starved
                 continue
             for key, _ in self._selector.select(remaining):
                 if key.data == "out":
