@@ -5,6 +5,7 @@
     python -m course_lib bench strategies --keep-turns 1  # K of "window + summary + K turns"
     python -m course_lib bench strategies --via-sdk       # through LLMClient and the openai SDK
     python -m course_lib bench memory                     # long-term memory across sessions (07)
+    python -m course_lib bench memory-eval                # the memory benchmark: every strategy, every question
 
 Always on the offline teaching model: the figures are reproducible, and nobody pays for the
 ~1.2 million input tokens that full history costs over 200 turns.
@@ -87,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Пять сессий одной клиентки и две — другого клиента: без памяти, только summary, "
         "долговременные факты, факты + поиск по прошлым ходам (FTS5).",
     )
+    from course_lib.memory_eval.cli import add_parser
+
+    add_parser(commands, _positive_int)
     return parser
 
 
@@ -140,5 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         from course_lib.memory_bench import main as run_memory
 
         return run_memory()
+    if args.command == "memory-eval":
+        from course_lib.memory_eval.cli import run as run_memory_eval
+
+        return run_memory_eval(args)
     parser.print_help()
     return 2

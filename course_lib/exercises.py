@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import html
+import importlib
 import re
 from pathlib import Path
 
@@ -28,6 +29,10 @@ HIDDEN_NOTE = (
     "Скрытые тесты здесь не запускаются: они проверяют те же требования на других данных "
     "при проверке работы преподавателем."
 )
+CHALLENGE_NOTE = (
+    "Это задание без баллов и скрытых тестов: здесь проверяется только договорённость, без которой бенчмарк "
+    "не сможет запустить вашу стратегию. Насколько она хороша, покажет бенчмарк ноутбука 10."
+)
 DETAIL_LIMIT = 600
 
 
@@ -38,9 +43,15 @@ def run_check(
     folder: str | Path | None = None,
     limits: Limits | None = None,
 ) -> ExerciseResult:
-    """Run the public cases of one exercise; `folder` defaults to the course's exercises/."""
-    exercise = get_exercise(name)
+    """Run the public cases of one exercise; `folder` defaults to the course's exercises/.
+
+    For an ungraded challenge ("my_strategy") its contract runs instead, clause by clause."""
+    exercise = get_exercise(name, challenges=True)
     layout = CourseLayout(find_course_root(root))
+    if not exercise.graded:
+        contract = importlib.import_module(exercise.contract)
+        source_dir = Path(folder) if folder is not None else layout.exercises_dir
+        return contract.contract_result(exercise, source_dir / f"{exercise.name}.py")
     cases = load_cases(layout.public_cases_file(exercise), exercise, "public")
     source_dir = Path(folder) if folder is not None else layout.exercises_dir
     source, failure = read_submission_file(source_dir, exercise)
@@ -159,11 +170,12 @@ def report_lines(result: ExerciseResult, folder_name: str = "exercises",
                 lines.append((DETAIL, f"вывод: {_clip(case.output.rstrip())}"))
     lines += source_notes(source, lines)
     passed = result.passed
+    what = "открытые тесты" if exercise.graded else "пункты договорённости"
     if total and passed == total:
-        lines.append((TOTAL_PASS, f"Все открытые тесты пройдены: {passed} из {total}."))
+        lines.append((TOTAL_PASS, f"Все {what} пройдены: {passed} из {total}."))
     elif total:
-        lines.append((TOTAL_FAIL, f"Открытые тесты: пройдено {passed} из {total}."))
-    lines.append((NOTE, HIDDEN_NOTE))
+        lines.append((TOTAL_FAIL, f"{what[:1].upper()}{what[1:]}: пройдено {passed} из {total}."))
+    lines.append((NOTE, HIDDEN_NOTE if exercise.graded else CHALLENGE_NOTE))
     return lines
 
 
@@ -239,7 +251,7 @@ def check(name: str, *, root: str | Path | None = None, folder: str | Path | Non
 
 def _read_source(name: str, root: str | Path | None, folder: str | Path | None) -> str | None:
     """The student's file as check() ran it (None when it cannot be read: the report says why)."""
-    exercise = get_exercise(name)
+    exercise = get_exercise(name, challenges=True)
     directory = Path(folder) if folder is not None else CourseLayout(find_course_root(root)).exercises_dir
     try:
         return (directory / f"{exercise.name}.py").read_text(encoding="utf-8-sig", errors="replace")

@@ -164,6 +164,16 @@ class InMemorySessionStore(SessionStore):
         with self._lock:
             self._states.pop(session_id, None)
 
+    def snapshot(self) -> object:
+        """Every session as it is now, for `restore` after a what-if turn (the memory benchmark).
+        Cheap: a `SessionState` is immutable and its `WholeHistory` is never changed in place."""
+        with self._lock:
+            return OrderedDict(self._states)
+
+    def restore(self, snapshot: object) -> None:
+        with self._lock:
+            self._states = OrderedDict(snapshot)  # type: ignore[arg-type]
+
     def session_ids(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._states)

@@ -59,13 +59,14 @@ def status_line(exercise: Exercise, state: str, passed: int = 0, total: int = 0,
     where = f"exercises/{exercise.name}.py"
     yours, _ = _noun(exercise)
     check = f'check("{exercise.name}")'
+    cases = "открытые тесты" if exercise.graded else "пункты договорённости"
     if state == YOURS:
-        return f"✔ {exercise.name}: работает {yours} из {where} (открытые тесты: {passed} из {total})."
+        return f"✔ {exercise.name}: работает {yours} из {where} ({cases}: {passed} из {total})."
     if state == STUB:
         return (f"↪ {exercise.name}: в {where} пока заготовка — работает версия курса. "
                 f"Когда решите упражнение, здесь заработает ваш код; проверка: {check}.")
     if state == FAILING:
-        return (f"↪ {exercise.name}: {yours} пока не проходит открытые тесты ({passed} из {total}) — "
+        return (f"↪ {exercise.name}: {yours} пока не проходит {cases} ({passed} из {total}) — "
                 f"работает версия курса. Что не так: {check}.")
     return f"↪ {exercise.name}: {where} не загружается ({reason}) — работает версия курса. Подробности: {check}."
 
@@ -254,7 +255,7 @@ def your_code(name: str, *, root: str | Path | None = None, announce: bool = Tru
     One stand-in per exercise and course folder: asking twice gives the same object and prints
     nothing new unless the file changed.
     """
-    exercise = get_exercise(name)
+    exercise = get_exercise(name, challenges=True)
     course_root = find_course_root(root)
     key = (str(course_root), exercise.name)
     with _registry_lock:

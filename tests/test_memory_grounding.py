@@ -76,6 +76,16 @@ def test_commands_to_the_assistant(sentence):
     assert is_command(sentence)
 
 
+def test_a_request_to_write_down_a_phone_or_an_email_states_it():
+    # Found by the memory benchmark: «Запишите мой новый телефон» was refused as a command, so the
+    # customer's new number never replaced the old one. A bare phone or address carries no rule.
+    text = "Запишите, пожалуйста, мой новый телефон: +79215925599. Запомни: tanya@mail.ru"
+    screened = screen_facts([fact("phone", "+79215925599"), fact("email", "tanya@mail.ru")], text)
+    assert screened.stated == (fact("phone", "+79215925599"), fact("email", "tanya@mail.ru"))
+    rule = screen_facts([fact("phone", "+7 900 звони в любое время")], "Запомни: +7 900 звони в любое время")
+    assert rule.stated == () and rule.rejected
+
+
 @pytest.mark.parametrize(
     "sentence", ["Отвечайте, пожалуйста, по электронной почте.", "Меня зовут Анна.", "Монитор пришёл с трещиной."]
 )

@@ -34,6 +34,10 @@ class Exercise:
     algorithm_share: float = 0.7
     # Exceptions the statement defines in the stub, with the builtin each must inherit.
     custom_exceptions: tuple[tuple[str, str], ...] = ()
+    graded: bool = True
+    """False for a challenge: no points and no cases; `check()` and `your_code` run its contract."""
+    contract: str = ""
+    """A challenge's contract: the module `check()` runs on the student's file (`python -m <module> FILE`)."""
 
 
 def _load_registry(path: Path = REGISTRY_FILE) -> tuple[Exercise, ...]:
@@ -76,7 +80,25 @@ def _load_registry(path: Path = REGISTRY_FILE) -> tuple[Exercise, ...]:
     return tuple(found)
 
 
+def _load_challenges(path: Path = REGISTRY_FILE) -> tuple[Exercise, ...]:
+    """The open tasks without points ("challenges"): a stub in exercises/, a contract instead of cases."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    found = []
+    for number, raw in enumerate(data.get("challenges", []), start=1):
+        try:
+            challenge = Exercise(
+                name=str(raw["name"]), entry=str(raw["entry"]), kind=str(raw["kind"]),
+                params=tuple(str(param) for param in raw["params"]), title=str(raw["title"]),
+                notebook=str(raw["notebook"]), points=0.0, graded=False, contract=str(raw["contract"]),
+            )  # fmt: skip
+        except (KeyError, TypeError, ValueError) as error:
+            raise RegistryError(f"{path.name}: задание {number}: {error}") from error
+        found.append(challenge)
+    return tuple(found)
+
+
 EXERCISES: tuple[Exercise, ...] = _load_registry()
+CHALLENGES: tuple[Exercise, ...] = _load_challenges()
 TOTAL_POINTS = round(sum(exercise.points for exercise in EXERCISES), 4)
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}
@@ -89,15 +111,18 @@ class UnknownExercise(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-def get_exercise(name: str) -> Exercise:
-    """By file name ("session_history") or by what the student writes ("SessionHistory")."""
+def get_exercise(name: str, *, challenges: bool = False) -> Exercise:
+    """By file name ("session_history") or by what the student writes ("SessionHistory").
+
+    With `challenges`, an ungraded challenge ("my_strategy") is found too (`check()`, `your_code`)."""
     key = name.removesuffix(".py")
     if key in BY_NAME:
         return BY_NAME[key]
-    for exercise in EXERCISES:
-        if exercise.entry == key:
+    pool = EXERCISES + (CHALLENGES if challenges else ())
+    for exercise in pool:
+        if key in (exercise.name, exercise.entry):
             return exercise
-    known = ", ".join(exercise.name for exercise in EXERCISES)
+    known = ", ".join(exercise.name for exercise in pool)
     raise UnknownExercise(
         f"Нет упражнения {name!r} в реестре grader/exercises.json. Есть: {known}."
     )
@@ -138,6 +163,7 @@ def registration_problems(layout: CourseLayout) -> list[str]:
     """Exercise and case files of the course tree that exercises.json does not register."""
     problems = []
     known = set(BY_NAME)
+    stubs_known = known | {challenge.name for challenge in CHALLENGES}
     folders = (
         (layout.exercises_dir, "*.py"),
         (layout.public_cases_dir, "*.json"),
@@ -146,15 +172,18 @@ def registration_problems(layout: CourseLayout) -> list[str]:
     )
     for folder, pattern in folders:
         for path in sorted(folder.glob(pattern)) if folder.is_dir() else []:
-            if path.stem not in known and not path.name.startswith(("_", ".")):
+            registered = stubs_known if folder == layout.exercises_dir else known
+            if path.stem not in registered and not path.name.startswith(("_", ".")):
                 relative = path.relative_to(layout.root)
                 problems.append(
                     f"{relative}: упражнение {path.stem!r} не зарегистрировано в "
                     "course_lib/checking/exercises.json"
                 )
-    for exercise in EXERCISES:
+    for exercise in EXERCISES + CHALLENGES:
         if not (layout.exercises_dir / f"{exercise.name}.py").is_file():
             problems.append(f"exercises/{exercise.name}.py: нет заготовки зарегистрированного упражнения")
+        if not exercise.graded:
+            continue
         if not layout.public_cases_file(exercise).is_file():
             problems.append(f"exercises/cases/{exercise.name}.json: нет открытых тестов")
     return problems

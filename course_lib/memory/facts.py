@@ -254,6 +254,17 @@ NOT_A_NAME = frozenset({
 })
 
 
+_PLAIN_PHONE = re.compile(r"\+?[\d\s()\-]{10,20}")
+_PLAIN_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def _plain_contact(fact: ExtractedFact) -> bool:
+    """A phone number or an e-mail address and nothing else: a value that cannot carry an instruction,
+    so «Запишите мой новый телефон: …» states it (a rule the customer wants written down cannot hide there)."""
+    pattern = {"phone": _PLAIN_PHONE, "email": _PLAIN_EMAIL}.get(fact.kind)
+    return pattern is not None and pattern.fullmatch(fact.value.strip()) is not None
+
+
 def _names_nobody(fact: ExtractedFact) -> bool:
     words = [word.casefold() for word in re.findall(r"\w+", fact.value)]
     return fact.kind == "name" and (not words or all(word in NOT_A_NAME for word in words))
@@ -269,7 +280,7 @@ def screen_facts(facts: list[ExtractedFact], customer_text: str) -> ScreenedFact
         sources = [s for s in sentences if is_grounded(fact, s)]
         if not sources and is_grounded(fact, customer_text):
             sources = [customer_text]  # a value spread over two sentences
-        statements = [s for s in sources if not is_command(s)]
+        statements = [s for s in sources if not is_command(s)] or (sources if _plain_contact(fact) else [])
         if _names_nobody(fact):
             rejected.append(RejectedFact(fact, "это не имя, а служебное слово из фразы клиента"))
         elif not sources:

@@ -131,6 +131,14 @@ class StrategyBase(ABC):
     def stored_messages(self) -> tuple[Message, ...]:
         """What the strategy keeps between turns (the instruction is not stored)."""
 
+    def snapshot(self) -> object:
+        """The strategy's state, to `restore` after a what-if turn (the memory benchmark asks each
+        question on the same state). Lists and dicts are copied: `_reply` may extend them in place."""
+        return {key: (value.copy() if isinstance(value, (list, dict)) else value) for key, value in vars(self).items()}
+
+    def restore(self, state: object) -> None:
+        vars(self).update(state)  # type: ignore[arg-type]
+
     def _chat(self, request: list[Message]) -> str:
         try:
             result = self._chat_client.generate(request)

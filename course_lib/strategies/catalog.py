@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from course_lib.chat_history import SlidingWindowHistory
+from course_lib.conversation_summary_service import DEFAULT_MAX_SUMMARY_CHARS
 from course_lib.strategies.base import MemoryStrategy
 from course_lib.strategies.full_history import FullHistoryStrategy
 from course_lib.strategies.message_count import MessageCountStrategy
@@ -33,6 +34,8 @@ class StrategySettings:
     max_messages: int = 24
     keep_recent: int = 4
     keep_recent_turns: int = 2
+    max_summary_chars: int = DEFAULT_MAX_SUMMARY_CHARS
+    """The summary prompt's length cap (notebook 05): under it, the prompt's priority decides what stays."""
 
 
 def build_strategy(
@@ -52,9 +55,11 @@ def build_strategy(
     if name == "window":
         return TokenWindowStrategy(llm_client, SlidingWindowHistory(counter, settings.input_token_budget))
     if name == "rolling":
-        return RollingSummaryStrategy(llm_client, counter, settings.input_token_budget, settings.keep_recent)
+        return RollingSummaryStrategy(llm_client, counter, settings.input_token_budget, settings.keep_recent,
+                                      max_summary_chars=settings.max_summary_chars)  # fmt: skip
     if name == "window_summary":
-        return WindowSummaryStrategy(llm_client, SlidingWindowHistory(counter, settings.input_token_budget))
+        return WindowSummaryStrategy(llm_client, SlidingWindowHistory(counter, settings.input_token_budget),
+                                     max_summary_chars=settings.max_summary_chars)  # fmt: skip
     if name == "window_summary_k":
         if settings.keep_recent_turns < 1:
             raise ValueError("Для window_summary_k нужно K ≥ 1 ход (K = 0 — это window_summary).")
@@ -62,6 +67,7 @@ def build_strategy(
             llm_client,
             SlidingWindowHistory(counter, settings.input_token_budget),
             keep_recent_turns=settings.keep_recent_turns,
+            max_summary_chars=settings.max_summary_chars,
         )
     raise ValueError(f"Неизвестная стратегия {name!r}. Доступны: {', '.join(STRATEGY_NAMES)}.")
 

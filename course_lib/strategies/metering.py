@@ -7,7 +7,8 @@ separates the time spent inside the model from the application's own time (build
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Literal, Protocol, TypeVar
@@ -32,6 +33,8 @@ class ModelCall:
     messages: tuple[Message, ...]
     result: LLMResult
     seconds: float
+    scripted: bool = False
+    """Answered from a script, not by the model (see `CallMeter.scripted`): no tokens, no cost."""
 
     @property
     def prompt_tokens(self) -> int:
@@ -63,6 +66,18 @@ class CallMeter:
     def __init__(self, llm_client: GeneratingClient) -> None:
         self._llm_client = llm_client
         self._calls: list[ModelCall] = []
+        self._script: str | None = None
+
+    @contextmanager
+    def scripted(self, reply: str) -> Iterator[None]:
+        """Inside, a "chat" call gets `reply` without asking the model; other purposes (a summary)
+        still go to the model. The memory benchmark replays recorded conversations this way: the
+        support lines are given, what memory does with them is measured."""
+        self._script = reply
+        try:
+            yield
+        finally:
+            self._script = None
 
     def client(self, purpose: Purpose) -> MeteredClient:
         return MeteredClient(self, purpose)
@@ -81,9 +96,13 @@ class CallMeter:
         return value, calls, max(0.0, elapsed - sum(call.seconds for call in calls))
 
     def _generate(self, purpose: Purpose, messages: Sequence[Message]) -> LLMResult:
+        request = tuple({"role": m["role"], "content": m["content"]} for m in messages)
+        if purpose == "chat" and self._script is not None:
+            result = LLMResult(self._script, "stop", "scripted", "scripted", 0, 0, 0)
+            self._calls.append(ModelCall(purpose, request, result, 0.0, scripted=True))  # type: ignore[arg-type]
+            return result
         started = perf_counter()
         result = self._llm_client.generate(messages)
         seconds = perf_counter() - started
-        request = tuple({"role": m["role"], "content": m["content"]} for m in messages)
         self._calls.append(ModelCall(purpose, request, result, seconds))  # type: ignore[arg-type]
         return result

@@ -24,6 +24,7 @@ from course_lib.llm.errors import (
 )
 from course_lib.llm.offline import OfflineModel
 from course_lib.llm.offline.faults import SimulatedConnectionError, SimulatedTimeout
+from course_lib.llm.tool_calls import read_call
 
 
 class OfflineDirectClient:
@@ -53,19 +54,25 @@ class OfflineDirectClient:
             instruction_role=settings.instruction_role,
         )
 
-    def generate(self, messages: Sequence[Message]) -> LLMResult:
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str | None = None,
+        tools: Sequence[dict] | None = None,
+        tool_choice: object = None,
+        response_format: dict | None = None,
+    ) -> LLMResult:
+        """As `LLMClient.generate` (no streaming): the same options reach the model in the same JSON."""
         limit_name = "max_completion_tokens" if self.instruction_role == "developer" else "max_tokens"
-        payload = {
-            "messages": [
-                {
-                    "role": self.instruction_role if m["role"] in INSTRUCTION_ROLES else m["role"],
-                    "content": m["content"],
-                }
-                for m in messages
-            ],
-            "model": self.model,
+        payload: dict = {
+            "messages": [_wire(m, self.instruction_role) for m in messages],
+            "model": model or self.model,
             limit_name: self.max_output_tokens,
         }
+        for name, value in (("tools", tools), ("tool_choice", tool_choice), ("response_format", response_format)):
+            if value is not None:
+                payload[name] = value
         try:
             response = self.offline_model.complete(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
         except SimulatedTimeout as fault:
@@ -78,6 +85,10 @@ class OfflineDirectClient:
         choice = body["choices"][0]
         usage = body["usage"]
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        calls = tuple(
+            read_call(call.get("id"), call["function"].get("name"), call["function"].get("arguments"))
+            for call in choice["message"].get("tool_calls") or ()
+        )
         return LLMResult(
             text=choice["message"]["content"],
             finish_reason=choice["finish_reason"],
@@ -87,10 +98,19 @@ class OfflineDirectClient:
             completion_tokens=usage["completion_tokens"],
             total_tokens=usage["total_tokens"],
             cached_tokens=cached if isinstance(cached, int) else None,
+            tool_calls=calls,
         )
 
     def close(self) -> None:
         """Nothing to release; present so the client can stand in for `LLMClient`."""
+
+
+def _wire(message: Message, instruction_role: str) -> dict:
+    """A message as the SDK would send it: the instruction under the server's role, tool fields kept."""
+    wire = dict(message)
+    if wire["role"] in INSTRUCTION_ROLES:
+        wire["role"] = instruction_role
+    return wire
 
 
 def _error(status_code: int, body: dict) -> LLMClientError:

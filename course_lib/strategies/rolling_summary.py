@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from course_lib.conversation_summary_service import (
+    DEFAULT_MAX_SUMMARY_CHARS,
     ConversationSummaryError,
     ConversationSummaryService,
 )
@@ -57,6 +58,7 @@ class RollingSummaryStrategy(StrategyBase):
         *,
         mark_summary: bool = True,
         compress: Callable[[list[dict], Callable[[str], str], int], list[dict]] | None = None,
+        max_summary_chars: int = DEFAULT_MAX_SUMMARY_CHARS,
         **kwargs,
     ) -> None:
         """`compress` is a `rolling_compress(messages, summarize, keep)` (the exercise's signature;
@@ -71,7 +73,9 @@ class RollingSummaryStrategy(StrategyBase):
         self.keep_recent = keep_recent
         self.mark_summary = mark_summary
         self.compress = compress
-        self.summary_service = ConversationSummaryService(self._meter.client("summary"))  # type: ignore[arg-type]
+        self.summary_service = ConversationSummaryService(
+            self._meter.client("summary"), max_summary_chars=max_summary_chars  # type: ignore[arg-type]
+        )
         self._messages: list[dict] = []
         self._last_summary_content: str | None = None
         self.compressions = 0

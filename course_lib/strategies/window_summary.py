@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from course_lib.chat_history import SlidingWindowHistory
 from course_lib.chat_service import ChatService, ChatServiceError
-from course_lib.conversation_summary_service import ConversationSummaryService
+from course_lib.conversation_summary_service import DEFAULT_MAX_SUMMARY_CHARS, ConversationSummaryService
 from course_lib.messages import Message
 from course_lib.strategies.base import StrategyBase, StrategyError
 from course_lib.strategies.metering import GeneratingClient
@@ -34,13 +34,16 @@ class WindowSummaryStrategy(StrategyBase):
         history_policy: SlidingWindowHistory,
         *,
         keep_recent_turns: int = 0,
+        max_summary_chars: int = DEFAULT_MAX_SUMMARY_CHARS,
         **kwargs,
     ) -> None:
         super().__init__(llm_client, **kwargs)
         self.service = ChatService(
             llm_client=self._chat_client,  # type: ignore[arg-type]  # duck-typed: .generate()
             history_policy=history_policy,
-            summary_service=ConversationSummaryService(self._meter.client("summary")),  # type: ignore[arg-type]
+            summary_service=ConversationSummaryService(
+                self._meter.client("summary"), max_summary_chars=max_summary_chars  # type: ignore[arg-type]
+            ),
             prompt=self._prompt,
             keep_recent_turns=keep_recent_turns,
         )
@@ -58,6 +61,14 @@ class WindowSummaryStrategy(StrategyBase):
         except ChatServiceError as error:
             raise StrategyError(str(error)) from error
         return list(reply.request_messages), reply.text
+
+    def snapshot(self) -> object:
+        return super().snapshot(), self.service.store.snapshot()  # type: ignore[attr-defined]
+
+    def restore(self, state: object) -> None:
+        own, stored = state  # type: ignore[misc]
+        super().restore(own)
+        self.service.store.restore(stored)  # type: ignore[attr-defined]
 
     def stored_messages(self) -> tuple[Message, ...]:
         snapshot = self.service.get_session(SESSION_ID)

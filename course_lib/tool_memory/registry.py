@@ -13,6 +13,8 @@ student's through `your_code`): it takes the calls as they are on the wire,
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -56,9 +58,20 @@ class Tool:
 
     def spec(self) -> dict[str, Any]:
         """The tool as a request's `tools` entry (its JSON schema from the pydantic model)."""
-        schema = self.arguments.model_json_schema()
-        schema.pop("title", None)
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": schema}}
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": _schema(self.arguments)}}  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_schema(arguments: type[BaseModel]) -> str:
+    # Built once per model class: every request of a tool loop sends the same schemas.
+    schema = arguments.model_json_schema()
+    schema.pop("title", None)
+    return json.dumps(schema)
+
+
+def _schema(arguments: type[BaseModel]) -> dict[str, Any]:
+    return json.loads(_cached_schema(arguments))  # a fresh copy: a caller may change its dict
 
 
 def tool_specs(tools: Mapping[str, Tool]) -> list[dict[str, Any]]:

@@ -306,3 +306,42 @@ RULE_CHANGE_PATTERNS = (
     *OVERRIDE_PATTERNS,
     re.compile(r"\b(?:просил\w*|просьба)\s+(?:\w+\s+)?изменить\s+правила"),
 )
+
+
+@dataclass(frozen=True)
+class City:
+    """A city the customer lives in or wants deliveries to, with the forms that follow «в»."""
+
+    nominative: str
+    prepositional: str
+    accusative: str
+    pattern: re.Pattern[str]
+    """«в Казани» / «в Казань»: the preposition and a prepositional or accusative form."""
+    any_form: re.Pattern[str]
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((self.nominative, self.prepositional, self.accusative)))
+
+
+def _city(forms: str) -> City:
+    written = forms.split("|")
+    names = [normalize(form) for form in written]
+    alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
+    accusative = written[2] if len(written) > 2 else written[0]
+    return City(
+        written[0], written[1], accusative,
+        re.compile(rf"\bво?\s+(?:{alternatives})\b"), re.compile(rf"\b(?:{alternatives})\b"),
+    )
+
+
+# Nominative first, then the forms after «в» (prepositional, accusative when it differs).
+CITIES: tuple[City, ...] = tuple(
+    _city(forms)
+    for forms in (
+        "Казань|Казани", "Москва|Москве|Москву", "Самара|Самаре|Самару", "Пермь|Перми", "Тверь|Твери",
+        "Омск|Омске", "Томск|Томске", "Воронеж|Воронеже", "Тула|Туле|Тулу", "Екатеринбург|Екатеринбурге",
+        "Новосибирск|Новосибирске", "Ярославль|Ярославле", "Калуга|Калуге|Калугу", "Уфа|Уфе|Уфу",
+        "Иркутск|Иркутске", "Саратов|Саратове", "Владимир|Владимире", "Рязань|Рязани",
+    )
+)

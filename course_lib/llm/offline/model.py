@@ -21,9 +21,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from course_lib.llm.offline.dialogue import (
+    tag_block,
     is_summary_request,
     read_chat_request,
     read_summary_request,
+)
+from course_lib.llm.offline.ledger import (
+    CustomerRecord,
+    Ledger,
+    answer_memory_question,
+    read_ledger,
+    read_memory_question,
+    summary_mentions,
+    transcript_mentions,
 )
 from course_lib.llm.offline.faults import (
     FAULT_KINDS,
@@ -194,15 +204,17 @@ class OfflineModel:
         """What the model would answer to these messages, without HTTP, limits or bookkeeping."""
         if is_extraction_request(messages):
             return compose_extraction(messages)
-        messages = read_memory_blocks(messages)
         if is_summary_request(messages):
             user_contents = [m.get("content") or "" for m in messages if m.get("role") == "user"]
             previous, fragment = read_summary_request(user_contents[-1])
             instruction = "\n".join(
                 m.get("content") or "" for m in messages if m.get("role") in INSTRUCTION_ROLES
             )
-            return compose_summary(previous.merge(fragment), length_cap(instruction))
-        return compose_chat_reply(read_chat_request(messages))
+            return compose_summary(previous.merge(fragment), length_cap(instruction), _summary_record(user_contents[-1]))
+        question = read_memory_question(_customer_text(messages))
+        if question is not None:  # the customer's record across the request: see `ledger`
+            return answer_memory_question(question, read_ledger(messages))
+        return compose_chat_reply(read_chat_request(read_memory_blocks(messages)))
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -369,6 +381,22 @@ class OfflineModel:
 
     def _block_uncached(self, role: str, content: str) -> tuple[int, ...]:
         return (-1, -1, -1, *self._encoding.encode(role), *self._encoding.encode(content, disallowed_special=()))
+
+
+def _customer_text(messages: Sequence[Mapping[str, str]]) -> str:
+    """The last message's text when it is the customer's, inside its `<customer_message>` tags."""
+    if not messages or messages[-1].get("role") != "user":
+        return ""
+    content = messages[-1].get("content") or ""
+    match = re.search(r"<customer_message>(.*?)</customer_message>", content, re.DOTALL)
+    return match.group(1) if match else content
+
+
+def _summary_record(content: str) -> CustomerRecord:
+    """Earlier orders and contacts from `<previous_summary>` and the fragment's customer lines."""
+    previous = tag_block(content, "previous_summary") or ""
+    fragment = tag_block(content, "conversation_fragment") or ""
+    return CustomerRecord.of(Ledger((*summary_mentions(previous), *transcript_mentions(fragment))))
 
 
 class PromptCache:

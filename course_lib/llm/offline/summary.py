@@ -12,12 +12,18 @@ import re
 
 from course_lib.llm.offline import lexicon as lx
 from course_lib.llm.offline.facts import CHECK_KEYS, Facts, extract_facts
+from course_lib.llm.offline.ledger import ORDERS_LABEL, CustomerRecord
 
 NOTHING_YET = "Существенных фактов пока нет."
 
 
 # The priority the summary prompt 1.1.0 states: under a length cap, the lower ones go first.
-PRIORITY = ("case", "problem", "open_question", "checks", "states", "name", "preferences", "rule_change")
+# Earlier orders belong to item 1 («номер заказа и товар»), the customer's phone, e-mail and city
+# to item 6 («ограничения и пожелания»: how and where to reach them).
+PRIORITY = (
+    "case", "orders", "problem", "open_question", "checks", "states", "name", "preferences", "contacts",
+    "rule_change",
+)
 _CAP = re.compile(r"не длиннее\s+(\d+)\s+символ", re.IGNORECASE)
 
 
@@ -27,14 +33,15 @@ def length_cap(instruction: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def compose_summary(facts: Facts, max_chars: int | None = None) -> str:
-    """The facts as labelled sentences, in reading order.
+def compose_summary(facts: Facts, max_chars: int | None = None, record: CustomerRecord | None = None) -> str:
+    """The facts (and the customer's `record`: earlier orders, contacts) as labelled sentences, in
+    reading order.
 
     With `max_chars`, sentences are taken by `PRIORITY` while they fit and the first one that does
     not fit ends the summary (like the history window: no lower-priority fact jumps a higher one).
     The first sentence is always kept, even alone over the cap: an empty summary helps no one.
     """
-    sentences = _sentences(facts)
+    sentences = _sentences(facts, record or CustomerRecord())
     if not sentences:
         return NOTHING_YET
     if max_chars is not None:
@@ -52,17 +59,23 @@ def compose_summary(facts: Facts, max_chars: int | None = None) -> str:
     return " ".join(sentences.values())
 
 
-def _sentences(facts: Facts) -> dict[str, str]:
+def _sentences(facts: Facts, record: CustomerRecord) -> dict[str, str]:
     """Every sentence the summary could hold, keyed by its priority name, in reading order."""
     sentences: dict[str, str] = {}
     if facts.customer_name:
         sentences["name"] = f"Имя клиента: {facts.customer_name}."
-    if facts.order_number and facts.product:
-        sentences["case"] = f"Заказ {facts.order_number}, товар: {facts.product}."
+    # The product stated together with the order, when the customer said it: «Есть новости по заказу
+    # 6442?» after a new order 23411 makes 6442 the current case, with its own product.
+    product = record.product_of(facts.order_number) or facts.product
+    if facts.order_number and product:
+        sentences["case"] = f"Заказ {facts.order_number}, товар: {product}."
     elif facts.order_number:
         sentences["case"] = f"Заказ {facts.order_number}."
-    elif facts.product:
-        sentences["case"] = f"Товар: {facts.product}."
+    elif product:
+        sentences["case"] = f"Товар: {product}."
+    if len(record.orders) > 1:  # in the order they were first mentioned: the ledger reads it so
+        items = "; ".join(f"{number} — {name}" if name else number for number, name in record.orders)
+        sentences["orders"] = f"{ORDERS_LABEL} {items}."
     problem: list[str] = []
     if facts.problem:
         problem.append(f"Проблема: {facts.problem}.")
@@ -79,11 +92,19 @@ def _sentences(facts: Facts) -> dict[str, str]:
         sentences["states"] = f"Установлено: {'; '.join(states)}."
     if facts.preferences:
         sentences["preferences"] = f"Пожелания: {'; '.join(facts.preferences)}."
+    contacts = [f"телефон {record.phone}" if record.phone else "", f"e-mail {record.email}" if record.email else "",
+                f"живёт в {_city_prepositional(record.city)}" if record.city else ""]  # fmt: skip
+    if any(contacts):
+        sentences["contacts"] = f"Контакты: {'; '.join(c for c in contacts if c)}."
     if facts.open_question:
         sentences["open_question"] = f"Открытый вопрос: {facts.open_question}."
     if facts.rule_change_requested:
         sentences["rule_change"] = lx.RULE_CHANGE_NOTE.capitalize() + "."
     return sentences
+
+
+def _city_prepositional(city: str) -> str:
+    return next((c.prepositional for c in lx.CITIES if c.nominative == city), city)
 
 
 def _problem_names_part(facts: Facts) -> bool:

@@ -37,6 +37,7 @@ from course_lib.llm.offline import intents
 from course_lib.llm.offline import lexicon as lx
 from course_lib.llm.offline.facts import extract_facts
 from course_lib.llm.offline.dialogue import tag_block
+from course_lib.llm.offline.ledger import answer_value, read_ledger, read_memory_question
 from course_lib.llm.offline.memory import EMAIL, PHONE, memory_facts
 from course_lib.prompts.tags import unwrap_tag
 
@@ -65,6 +66,10 @@ _ASKS = {
 }
 _SEARCH_WORDS = {"phone": "телефон", "email": "почта", "order": "номер заказа", "name": "имя", "product": "товар",
                  "damage": "повреждение", "problem": "проблема", "checks": "проверки", "preferences": "связь"}  # fmt: skip
+
+
+# What the model searches the archive for when a memory question finds no answer in the request.
+_QUESTION_SEARCH = {"phone": "телефон", "email": "почта", "city": "живу", "order": "заказ", "product": "заказ"}
 
 
 def customer_text(message: Mapping[str, Any]) -> str:
@@ -110,7 +115,8 @@ def decide_calls(
     if not offered or tool_choice == "none" or not messages or messages[-1].get("role") != "user":
         return []
     text = customer_text(messages[-1])
-    calls = [(name, arguments) for name, arguments in _by_rules(text, messages[:-1]) if name in offered]
+    ruled, together = _by_rules(text, messages[:-1])
+    calls = [(name, arguments) for name, arguments in ruled if name in offered]
     forced = _forced_name(tool_choice)
     if forced is not None:
         if forced not in offered:
@@ -118,7 +124,9 @@ def decide_calls(
         return [next(((n, a) for n, a in calls if n == forced), (forced, {}))]
     if not calls and tool_choice == "required":
         return [(ARCHIVE_SEARCH, {"query": text.strip()[:200]})] if ARCHIVE_SEARCH in offered else [(offered[0], {})]
-    return calls[:1]  # one call per step: the result decides the next
+    # Alternatives in order of preference: the first offered one is made. Edits of core memory that
+    # one message asks for together (a new order: its number, product and problem) go in one step.
+    return calls if together else calls[:1]
 
 
 def _forced_name(tool_choice: Any) -> str | None:
@@ -128,33 +136,43 @@ def _forced_name(tool_choice: Any) -> str | None:
     return None
 
 
-def _by_rules(text: str, earlier: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+def _by_rules(text: str, earlier: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    """(the calls the rules give, whether they are made together in one step)."""
     norm = lx.normalize(text)
     forget = _FORGET.search(norm)
     if forget:
         what = " ".join(_FILLER.sub(" ", forget.group("what")).split()).strip(" .!?,")
-        return [(FORGET, {"query": what or forget.group("what").strip(" .!?")})]
+        return [(FORGET, {"query": what or forget.group("what").strip(" .!?")})], False
     remember = _REMEMBER.match(text)
     if remember:
         words = remember.group("what").strip()
-        return [(CORE_APPEND, {"label": NOTES_BLOCK, "text": words}), (ARCHIVE_INSERT, {"text": words})]
+        return [(CORE_APPEND, {"label": NOTES_BLOCK, "text": words}), (ARCHIVE_INSERT, {"text": words})], False
+    question = read_memory_question(text)
+    if question is not None:  # «Что было в заказе 7718?»: search when the request cannot answer
+        if answer_value(question, read_ledger(earlier)) is not None:
+            return [], False
+        return [(ARCHIVE_SEARCH, {"query": question.subject or _QUESTION_SEARCH[question.kind]})], False
     asked = asked_kinds(norm, text)
     if asked:  # «Какой у меня телефон?» names a thing; it states no fact about it
         # Core memory counts as known: it is in every request (its lines, not the rules around it).
         said = "\n".join(str(m.get("content") or "") for m in earlier if "<core_memory>" not in str(m.get("content") or ""))
         core = core_memory_text(earlier)
         missing = [kind for kind in asked if not _request_knows(kind, said, core)]
-        return [(ARCHIVE_SEARCH, {"query": " ".join(_SEARCH_WORDS[kind] for kind in missing)})] if missing else []
+        return ([(ARCHIVE_SEARCH, {"query": " ".join(_SEARCH_WORDS[kind] for kind in missing)})] if missing else []), False
     known = {line.partition(":")[0]: line for line in core_memory_text(earlier).splitlines() if ":" in line}
     new = [line for line in durable_facts(text) if not _already_known(line, known)]
     changed = [line for line in new if line.partition(":")[0] in known]
-    if changed:  # a new value of a kept fact replaces the old line, one call per step
-        line = changed[0]
-        return [(CORE_REPLACE, {"label": CUSTOMER_BLOCK, "old": known[line.partition(":")[0]], "new": line})]
+    added = [line for line in new if line not in changed]
+    if changed:  # each new value of a kept fact replaces its old line; the rest is appended, all at once
+        calls = [(CORE_REPLACE, {"label": CUSTOMER_BLOCK, "old": known[line.partition(":")[0]], "new": line})
+                 for line in changed]  # fmt: skip
+        if added:
+            calls.append((CORE_APPEND, {"label": CUSTOMER_BLOCK, "text": "\n".join(added)}))
+        return calls, True
     if new:
         line = "\n".join(new)
-        return [(CORE_APPEND, {"label": CUSTOMER_BLOCK, "text": line}), (ARCHIVE_INSERT, {"text": line})]
-    return []
+        return [(CORE_APPEND, {"label": CUSTOMER_BLOCK, "text": line}), (ARCHIVE_INSERT, {"text": line})], False
+    return [], False
 
 
 def _already_known(line: str, known: Mapping[str, str]) -> bool:

@@ -1,0 +1,109 @@
+"""The benchmark's tables in Russian, and its JSON record (one line per strategy and question)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from course_lib.memory_eval.dataset import CATEGORY_TITLES
+from course_lib.memory_eval.harness import BenchmarkRun, StrategyResult
+from course_lib.pricing import DEFAULT_PRICES, Price
+from course_lib.russian import plural
+
+PRICE_MODEL = "gpt-4.1"
+PRICE = DEFAULT_PRICES[PRICE_MODEL]
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f} %"
+
+
+def number(value: float, digits: int = 0) -> str:
+    """«2 914», «0,75»: a space between thousands, a decimal comma."""
+    text = f"{value:,.{digits}f}".replace(",", " ").replace(".", ",")
+    return text
+
+
+def usd(value: float) -> str:
+    return "$" + f"{value:.5f}".replace(".", ",")
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        cells = [cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def overall_table(results: Sequence[StrategyResult], price: Price = PRICE) -> str:
+    rows = [("Стратегия", "Ответы верны", "Доказательства в запросе", "Отказ, где надо", "Вход на вопрос",
+             "Цена вопроса", "Вызовов модели", "Время")]  # fmt: skip
+    for result in results:
+        rows.append((
+            result.title, percent(result.accuracy()), percent(result.evidence_recall()),
+            percent(result.abstention_accuracy()), number(result.input_tokens_per_question),
+            usd(result.cost_per_question(price)), number(result.calls), f"{number(result.seconds, 1)} с",
+        ))  # fmt: skip
+    return _table(rows)
+
+
+def category_table(results: Sequence[StrategyResult], categories: Sequence[str]) -> str:
+    """Answer accuracy per category; in brackets, evidence recall where a category has evidence."""
+    rows = [("Стратегия", *(CATEGORY_TITLES[c] for c in categories))]
+    for result in results:
+        cells = []
+        for category in categories:
+            accuracy, recall = result.accuracy(category), result.evidence_recall(category)
+            cells.append(percent(accuracy) + (f" ({percent(recall)})" if recall is not None else ""))
+        rows.append((result.title, *cells))
+    return _table(rows)
+
+
+def format_run(run: BenchmarkRun) -> str:
+    customers = len({q.customer for q in run.questions})
+    questions = len(run.questions)
+    categories = [c for c in run.dataset.categories if any(q.category == c for q in run.questions)]
+    lines = [
+        f"Бенчмарк памяти: {plural(customers, ('клиент', 'клиента', 'клиентов'))}, "
+        f"{plural(questions, ('вопрос', 'вопроса', 'вопросов'))}, бюджет окна {plural(run.budget, ('токен', 'токена', 'токенов'))}; "
+        f"модель: {run.model}.",
+        "",
+        overall_table(run.results),
+        "",
+        "Верные ответы по категориям (в скобках — доля доказательств, попавших в запрос):",
+        category_table(run.results, categories),
+        "",
+        f"Цена — по ценам {PRICE_MODEL} (вход ${number(PRICE.input, 2)}, выход ${number(PRICE.output, 2)} за 1 млн "
+        "токенов): вопрос плюс его доля расходов памяти за весь разговор (сводки, извлечение фактов, вызовы инструментов).",
+    ]
+    leaks = sum(result.leaks for result in run.results)
+    if leaks:
+        lines.append(f"Забытые значения остались в запросах: {leaks}.")
+    for result in (r for r in run.results if r.refused_turns):
+        lines.append(f"{result.title}: не принято {plural(result.refused_turns, ('сообщение', 'сообщения', 'сообщений'))} "
+                     "разговора (не помещаются в бюджет) — в памяти их нет.")
+    errors = [(r.title, r.errors) for r in run.results if r.errors]
+    for title, count in errors:
+        lines.append(f"{title}: без ответа из-за ошибки — {plural(count, ('вопрос', 'вопроса', 'вопросов'))}.")
+    return "\n".join(lines)
+
+
+def run_json(run: BenchmarkRun, meta: dict) -> dict:
+    categories = list(run.dataset.categories)
+    return {
+        "format": 1,
+        "meta": {**meta, "budget": run.budget, "model": run.model, "questions": len(run.questions),
+                 "customers": len({q.customer for q in run.questions}), "seconds": round(run.seconds, 2),
+                 "price_model": PRICE_MODEL},  # fmt: skip
+        "summary": [result.summary(categories, PRICE) for result in run.results],
+        "records": [record.as_json() for result in run.results for record in result.records],
+    }
+
+
+def write_json(run: BenchmarkRun, path: Path, meta: dict) -> None:
+    Path(path).write_text(json.dumps(run_json(run, meta), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
