@@ -60,6 +60,8 @@ class Settings(BaseSettings):
         default="developer", validation_alias="LLM_INSTRUCTION_ROLE"
     )
     max_output_tokens: int = Field(default=500, gt=0, validation_alias="MAX_OUTPUT_TOKENS")
+    # Unset: the provider's default. 0 makes a real model as repeatable as it gets (the benchmark).
+    temperature: float | None = Field(default=None, ge=0, le=2, validation_alias="LLM_TEMPERATURE")
     timeout_seconds: float = Field(default=30.0, gt=0, validation_alias="OPENAI_TIMEOUT_SECONDS")
     max_retries: int = Field(default=2, ge=0, validation_alias="OPENAI_MAX_RETRIES")
     chat_input_token_budget: int = Field(

@@ -1,7 +1,8 @@
 """`python -m course_lib handin`: the student's archive to hand in — exercises/*.py, nothing else.
 
 Writes `handin.zip` in the course folder (or `--out`) with one `exercises/<name>.py` per
-registered exercise that exists, and says which exercises still raise NotImplementedError.
+registered exercise that exists (and the ungraded strategy of notebook 10, for the instructor to see),
+and says which graded exercises still raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from course_lib.checking.catalog import EXERCISES, CourseLayout, find_course_root
+from course_lib.checking.catalog import CHALLENGES, EXERCISES, CourseLayout, find_course_root
+from course_lib.russian import plural
 
 
 def raises_not_implemented(tree: ast.AST) -> bool:
@@ -41,17 +43,22 @@ def main(argv: list[str] | None = None) -> int:
     layout = CourseLayout(find_course_root())
     out = args.out or layout.root / "handin.zip"
     unsolved, missing = [], []
+    written = 0
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for exercise in EXERCISES:
+        for exercise in EXERCISES + CHALLENGES:
             path = layout.exercises_dir / f"{exercise.name}.py"
             if not path.is_file():
-                missing.append(exercise.name)
+                if exercise.graded:
+                    missing.append(exercise.name)
                 continue
             source = path.read_text(encoding="utf-8-sig", errors="replace")
             if _unsolved(source):
+                if not exercise.graded:
+                    continue  # an untouched optional task: nothing to hand in
                 unsolved.append(exercise.name)
             archive.write(path, f"exercises/{exercise.name}.py")
-    print(f"Архив для сдачи: {out} ({len(EXERCISES) - len(missing)} файлов).")
+            written += 1
+    print(f"Архив для сдачи: {out} ({plural(written, ('файл', 'файла', 'файлов'))}).")
     if unsolved:
         print("Ещё не решены (есть raise NotImplementedError): " + ", ".join(unsolved))
     if missing:

@@ -36,7 +36,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from course_lib.checking.catalog import EXERCISES, CourseLayout, course_root, registration_report
+from course_lib.checking.catalog import CHALLENGES, EXERCISES, CourseLayout, course_root, registration_report
 from course_lib.handin import raises_not_implemented
 
 MARKER = ".course-release"
@@ -51,8 +51,9 @@ INSTRUCTOR_ONLY = (
 
 
 def student_readme() -> str:
-    by_notebook = sorted(EXERCISES, key=lambda e: e.notebook)  # in the order the student meets them
-    rows = [f"| `exercises/{e.name}.py` | `{e.notebook}` | {e.title} (`{e.entry}`) |" for e in by_notebook]
+    by_notebook = sorted(EXERCISES + CHALLENGES, key=lambda e: e.notebook)  # in the order the student meets them
+    rows = [f"| `exercises/{e.name}.py` | `{e.notebook}` | {e.title} (`{e.entry}`){'' if e.graded else ' — задание без баллов'} |"
+            for e in by_notebook]  # fmt: skip
     text = (TEMPLATES / "student_README.md.txt").read_text(encoding="utf-8")
     return text.replace("@EXERCISES@", "\n".join(rows))
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".mypy_cache"}
@@ -216,13 +217,15 @@ def verify_bundle(bundle: Path, layout: CourseLayout) -> list[str]:
             problems.append(f"README.md содержит текст для преподавателя: {marker!r}")
     if not (bundle / ".gitignore").is_file():
         problems.append("нет .gitignore")
-    for exercise in EXERCISES:
+    for exercise in EXERCISES + CHALLENGES:
         stub = bundle / "exercises" / f"{exercise.name}.py"
         cases = bundle / "exercises" / "cases" / f"{exercise.name}.json"
         if not stub.is_file():
             problems.append(f"нет заготовки exercises/{exercise.name}.py")
             continue
-        if not cases.is_file():
+        if not exercise.graded:
+            pass  # a challenge has a contract, not cases: only its stub is checked
+        elif not cases.is_file():
             problems.append(f"нет открытых тестов exercises/cases/{exercise.name}.json")
         elif cases.read_bytes() != layout.public_cases_file(exercise).read_bytes():
             problems.append(f"exercises/cases/{exercise.name}.json отличается от открытых тестов курса")

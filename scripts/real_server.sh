@@ -7,6 +7,8 @@
 #   bash scripts/real_server.sh notebooks        # ... execute notebooks 00–09 against it instead
 #   bash scripts/real_server.sh notebooks 05 08  # ... only these (prefixes or names)
 #   bash scripts/real_server.sh serve            # ... only serve (Ctrl+C stops); point the course at it
+#   bash scripts/real_server.sh memory-eval      # ... the memory benchmark on a slice (notebook 10), stored in
+#                                                #     course_lib/data/memory_eval_runs/<model>.json (about an hour)
 #   MODEL=smollm2 bash scripts/real_server.sh    # SmolLM2-135M-Instruct instead (fast, far weaker)
 #
 # Settings (environment): MODEL=qwen|smollm2 (default qwen), N_CTX (server context, default 4096),
@@ -38,8 +40,8 @@ QWEN_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
 QWEN_SIZE=491400064
 
 case "$ACTION" in
-    check|notebooks|serve) ;;
-    *) echo "Неизвестное действие «$ACTION»: нужно check, notebooks или serve." >&2; exit 2 ;;
+    check|notebooks|serve|memory-eval) ;;
+    *) echo "Неизвестное действие «$ACTION»: нужно check, notebooks, serve или memory-eval." >&2; exit 2 ;;
 esac
 case "$MODEL" in
     qwen) ALIAS=qwen2.5-coder-0.5b-instruct ;;
@@ -158,6 +160,20 @@ case "$ACTION" in
     notebooks)
         .venv/bin/python scripts/run_notebooks_on_server.py --base-url "$BASE_URL" --model "$ALIAS" \
             ${1:+--notebooks "$@"} ;;
+    memory-eval)
+        # A slice (EVAL_LIMIT questions, EVAL_STRATEGIES) at temperature 0: a small model on 2 cores answers
+        # in tens of seconds. Fact extraction (facts) and tools are left out: one call per replayed turn.
+        OUT="course_lib/data/memory_eval_runs/$ALIAS.json"
+        mkdir -p "$(dirname "$OUT")"
+        STRATEGY_ARGS=()
+        for name in ${EVAL_STRATEGIES:-full window window_summary}; do STRATEGY_ARGS+=(--strategy "$name"); done
+        LLM_BACKEND=openai OPENAI_BASE_URL="$BASE_URL" OPENAI_MODEL="$ALIAS" OPENAI_API_KEY=local \
+        LLM_INSTRUCTION_ROLE=system OPENAI_TIMEOUT_SECONDS=300 OPENAI_MAX_RETRIES=0 MAX_OUTPUT_TOKENS=120 \
+        LLM_TEMPERATURE=0 COURSE_DOTENV=0 \
+            .venv/bin/python -m course_lib bench memory-eval --real --limit "${EVAL_LIMIT:-40}" "${STRATEGY_ARGS[@]}" \
+            --json "$OUT" --meta "server=llama-cpp-python $LLAMA_VERSION" --meta "model_file=$(basename "$MODEL_FILE")" \
+            --meta "model_sha256=$(sha256sum "$MODEL_FILE" | cut -c1-64)" --meta "n_ctx=$N_CTX" \
+            --meta "machine=$(nproc) ядра, $(uname -m)" ;;
     serve)
         echo "Сервер работает: OPENAI_BASE_URL=$BASE_URL OPENAI_MODEL=$ALIAS OPENAI_API_KEY=local"
         echo "LLM_BACKEND=openai LLM_INSTRUCTION_ROLE=system OPENAI_TIMEOUT_SECONDS=120 (на процессоре длинный"

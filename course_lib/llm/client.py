@@ -344,6 +344,8 @@ class LLMClient:
         # (the ones that also want the `system` role) know only max_tokens.
         limit_name = "max_completion_tokens" if instruction_role == "developer" else "max_tokens"
         extra: dict[str, Any] = {limit_name: options.max_output_tokens}
+        if self._settings.temperature is not None:
+            extra["temperature"] = self._settings.temperature
         if options.response_format is not None:
             extra["response_format"] = dict(options.response_format)
         if options.tools:

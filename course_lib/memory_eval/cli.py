@@ -46,6 +46,8 @@ def add_parser(commands, positive_int) -> None:
     parser.add_argument("--real", action="store_true",
                         help="модель из ваших настроек (.env, OPENAI_BASE_URL) вместо офлайн-модели — это платные запросы")
     parser.add_argument("--quiet", action="store_true", help="без полосы прогресса")
+    parser.add_argument("--meta", action="append", default=[], metavar="КЛЮЧ=ЗНАЧЕНИЕ",
+                        help="записать в JSON сведения о прогоне (сервер, версия, файл модели), можно несколько раз")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +65,12 @@ def run(args: argparse.Namespace) -> int:
         if MINE in names:
             your_code("my_strategy")  # its one line: which implementation runs
     make_client, model, meta = _clients(args)
+    for item in args.meta:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            print(f"--meta {item!r}: нужно КЛЮЧ=ЗНАЧЕНИЕ.", file=sys.stderr)
+            return 2
+        meta[key.strip()] = value.strip()
     limit = args.limit or len(dataset.questions)
     total = min(limit, len(dataset.questions)) * len(names)
     from tqdm import tqdm
@@ -103,5 +111,6 @@ def _clients(args: argparse.Namespace):
               "либо запустите без --real.", file=sys.stderr)  # fmt: skip
         raise SystemExit(2)
     meta = {"backend": "openai", "model_name": settings.model, "base_url": str(settings.openai_base_url or ""),
-            "instruction_role": settings.instruction_role}  # fmt: skip
+            "instruction_role": settings.instruction_role, "max_output_tokens": settings.max_output_tokens,
+            "temperature": settings.temperature if settings.temperature is not None else "по умолчанию провайдера"}  # fmt: skip
     return (lambda name: LLMClient(settings)), settings.model, meta

@@ -33,7 +33,7 @@ from course_lib.russian import tokens
 TIME_LIMIT_SECONDS = 20
 BUDGET = 260
 INSTRUCTION = {"role": "developer", "content": "Ты помогаешь клиенту в чате поддержки."}
-SECRET = "Мой телефон 8 (912) 000-42-42."
+SECRET = "Мой телефон +7 912 000-42-42, заказ 424242."
 
 CLAUSES = (
     ("создаётся как MyStrategy(budget, count_tokens, summarize)", "init"),
@@ -173,10 +173,10 @@ def run_clauses(strategy_class) -> list[tuple[str, bool, str]]:
         for text, reply in dialogue(15, start=100):
             message = user(text)
             request = strategy.build_request(dict(INSTRUCTION), message)
-            if "000-42-42" in json.dumps(request, ensure_ascii=False):
+            if any(mark in json.dumps(request, ensure_ascii=False) for mark in ("000-42-42", "424242")):
                 return "после forget() в запросе осталось то, что клиент просил забыть"
             strategy.commit(message, assistant(reply))
-        if any("000-42-42" in text for text in summarizer.seen[seen_before:]):
+        if any(mark in text for text in summarizer.seen[seen_before:] for mark in ("000-42-42", "424242")):
             return "после forget() забытое ушло в сводку"
 
     def new_session():

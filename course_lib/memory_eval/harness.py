@@ -53,8 +53,8 @@ class QuestionRecord:
 
     def as_json(self) -> dict:
         return {
-            "strategy": self.strategy, "question": self.question_id, "customer": self.customer,
-            "category": self.category, "text": self.question, "reply": self.reply, "correct": self.correct,
+            "strategy": self.strategy, "question": self.question_id, "category": self.category,
+            "reply": self.reply, "correct": self.correct,
             "abstained": self.abstained, "evidence_total": self.evidence_total,
             "evidence_found": self.evidence_found, "leaked": self.leaked, "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens, "calls": self.calls, "error": self.error,
@@ -114,6 +114,12 @@ class StrategyResult:
         return sum(r.input_tokens for r in self.records) / max(1, self.questions)
 
     @property
+    def total_input_per_question(self) -> float:
+        """Input tokens per question with memory's own share: the question's calls plus the replay's
+        upkeep (summaries, fact extraction, tool rounds) spread over the questions asked."""
+        return (sum(r.input_tokens for r in self.records) + self.upkeep_input_tokens) / max(1, self.questions)
+
+    @property
     def calls(self) -> int:
         """Every model call: the questions' and memory's upkeep."""
         return sum(r.calls for r in self.records) + self.upkeep_calls
@@ -132,7 +138,9 @@ class StrategyResult:
             "by_category": {c: {"accuracy": self.accuracy(c), "evidence_recall": self.evidence_recall(c),
                                 "questions": len(self.of(c))} for c in categories},
             "input_tokens_per_question": self.input_tokens_per_question,
-            "upkeep_input_tokens": self.upkeep_input_tokens, "upkeep_calls": self.upkeep_calls,
+            "total_input_per_question": self.total_input_per_question,
+            "upkeep_input_tokens": self.upkeep_input_tokens, "upkeep_output_tokens": self.upkeep_output_tokens,
+            "upkeep_calls": self.upkeep_calls,
             "calls": self.calls, "cost_per_question_usd": self.cost_per_question(price),
             "replayed_turns": self.replayed_turns, "refused_turns": self.refused_turns, "seconds": self.seconds,
         }  # fmt: skip

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from course_lib.memory_eval.dataset import CATEGORY_TITLES
-from course_lib.memory_eval.harness import BenchmarkRun, StrategyResult
+from course_lib.memory_eval.harness import BenchmarkRun, QuestionRecord, StrategyResult
 from course_lib.pricing import DEFAULT_PRICES, Price
 from course_lib.russian import plural
 
@@ -40,15 +40,19 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
-def overall_table(results: Sequence[StrategyResult], price: Price = PRICE) -> str:
-    rows = [("Стратегия", "Ответы верны", "Доказательства в запросе", "Отказ, где надо", "Вход на вопрос",
-             "Цена вопроса", "Вызовов модели", "Время")]  # fmt: skip
+def overall_table(results: Sequence[StrategyResult], price: Price = PRICE, *, with_time: bool = True) -> str:
+    """One row per strategy; `with_time=False` leaves out the seconds (they depend on the machine)."""
+    rows = [("Стратегия", "Ответы верны", "Доказательства в запросе", "Отказ, где надо", "Вход вопроса",
+             "С расходами памяти", "Цена вопроса", "Вызовов модели", "Время")]  # fmt: skip
     for result in results:
         rows.append((
             result.title, percent(result.accuracy()), percent(result.evidence_recall()),
             percent(result.abstention_accuracy()), number(result.input_tokens_per_question),
-            usd(result.cost_per_question(price)), number(result.calls), f"{number(result.seconds, 1)} с",
+            number(result.total_input_per_question), usd(result.cost_per_question(price)), number(result.calls),
+            f"{number(result.seconds, 1)} с",
         ))  # fmt: skip
+    if not with_time:
+        rows = [row[:-1] for row in rows]
     return _table(rows)
 
 
@@ -78,8 +82,10 @@ def format_run(run: BenchmarkRun) -> str:
         "Верные ответы по категориям (в скобках — доля доказательств, попавших в запрос):",
         category_table(run.results, categories),
         "",
+        "Вход вопроса — токены запросов, которые понадобились для ответа; с расходами памяти — плюс доля того, что "
+        "память потратила за весь разговор (сводки, извлечение фактов, вызовы инструментов).",
         f"Цена — по ценам {PRICE_MODEL} (вход ${number(PRICE.input, 2)}, выход ${number(PRICE.output, 2)} за 1 млн "
-        "токенов): вопрос плюс его доля расходов памяти за весь разговор (сводки, извлечение фактов, вызовы инструментов).",
+        "токенов), тоже вместе с расходами памяти.",
     ]
     leaks = sum(result.leaks for result in run.results)
     if leaks:
@@ -106,4 +112,33 @@ def run_json(run: BenchmarkRun, meta: dict) -> dict:
 
 
 def write_json(run: BenchmarkRun, path: Path, meta: dict) -> None:
-    Path(path).write_text(json.dumps(run_json(run, meta), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    """The run as JSON: meta and summary indented, one line per record (a diff shows what changed)."""
+    data = run_json(run, meta)
+    records = data.pop("records")
+    head = json.dumps(data, ensure_ascii=False, indent=1)[:-2]
+    lines = ",\n".join("  " + json.dumps(record, ensure_ascii=False) for record in records)
+    Path(path).write_text(f'{head},\n "records": [\n{lines}\n ]\n}}\n', encoding="utf-8")
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def results_from_json(data: dict, dataset) -> list[StrategyResult]:
+    """A stored run back as `StrategyResult`s, for the same tables and plots as a fresh run."""
+    results = []
+    for summary in data["summary"]:
+        result = StrategyResult(summary["strategy"], summary["title"], upkeep_calls=summary["upkeep_calls"],
+                                upkeep_input_tokens=summary["upkeep_input_tokens"],
+                                upkeep_output_tokens=summary["upkeep_output_tokens"],
+                                replayed_turns=summary["replayed_turns"], seconds=summary["seconds"])  # fmt: skip
+        for record in (r for r in data["records"] if r["strategy"] == summary["strategy"]):
+            question = dataset.question(record["question"])
+            result.records.append(QuestionRecord(
+                record["strategy"], record["question"], question.customer, record["category"], question.text,
+                record["reply"], record["correct"], record["abstained"], record["evidence_total"],
+                record["evidence_found"], record["leaked"], record["input_tokens"], record["output_tokens"],
+                record["calls"], record["error"],
+            ))  # fmt: skip
+        results.append(result)
+    return results

@@ -358,7 +358,7 @@ def answer_memory_question(question: MemoryQuestion, ledger: Ledger) -> str:
     if mode == "first":
         return f"Первым вы заказали: {value}." if kind == "product" else f"Номер вашего первого заказа — {value}."
     if mode == "last":
-        return f"В последний раз вы обращались по товару: {value}."
+        return f"Последним вы заказали: {value}."
     if mode == "of_order":
         return f"В заказе {question.subject} был товар: {value}."
     return f"Номер заказа с товаром «{question.subject}» — {value}."

@@ -1,0 +1,215 @@
+"""What notebook 10 shows: the dataset at a glance, one question and its evidence, the Pareto front.
+
+Plain functions that print or draw; the notebook's cells stay a line or two each.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from course_lib.memory_eval.dataset import CATEGORY_TITLES, Customer, Dataset, Question
+from course_lib.memory_eval.harness import StrategyResult, request_text
+from course_lib.memory_eval.report import number, percent
+from course_lib.memory_eval.scoring import evidence_present
+from course_lib.memory_eval.strategies import TITLES as TITLES_OF
+from course_lib.russian import plural
+
+SESSIONS = ("сессия", "сессии", "сессий")
+TURNS = ("ход", "хода", "ходов")
+QUESTIONS = ("вопрос", "вопроса", "вопросов")
+
+
+def dataset_overview(dataset: Dataset) -> str:
+    turns = [customer.turns for customer in dataset.customers]
+    sessions = [len(customer.sessions) for customer in dataset.customers]
+    counts = Counter(question.category for question in dataset.questions)
+    lines = [
+        f"Клиентов: {len(dataset.customers)}; сессий у клиента: от {min(sessions)} до {max(sessions)}; "
+        f"сообщений клиента: от {min(turns)} до {max(turns)}, всего {number(sum(turns))}.",
+        f"Вопросов: {len(dataset.questions)}, из них:",
+    ]
+    lines += [f"  {CATEGORY_TITLES[c]} — {counts[c]}" for c in dataset.categories]
+    return "\n".join(lines)
+
+
+def timeline(customer: Customer, width: int = 110) -> str:
+    """The customer's sessions, with every turn that some question uses as evidence."""
+    evidence = {(item.session, item.turn) for q in customer.questions for item in q.evidence}
+    lines = [f"Клиент {customer.id} ({customer.name}): {plural(len(customer.sessions), SESSIONS)}, "
+             f"{plural(customer.turns, TURNS)} клиента"]  # fmt: skip
+    for index, session in enumerate(customer.sessions):
+        forget = any(turn.action == "forget" for turn in session.turns)
+        lines.append(f"  день {session.day}: {plural(len(session.turns), TURNS)}" + (" — клиент просит стереть данные" if forget else ""))
+        for number_, turn in enumerate(session.turns):
+            if (index, number_) in evidence:
+                text = turn.customer if len(turn.customer) <= width else turn.customer[: width - 1] + "…"
+                lines.append(f"    ход {number_ + 1}: {text}")
+    return "\n".join(lines)
+
+
+def describe_question(question: Question) -> str:
+    lines = [f"{question.id} — {CATEGORY_TITLES[question.category]}: «{question.text}»"]
+    if question.abstain:
+        lines.append("  верный ответ: «не знаю» (или уточняющий вопрос)")
+    else:
+        lines.append("  верный ответ называет: " + "; ".join(" / ".join(group) for group in question.expected))
+    if question.rejected:
+        lines.append("  в ответе не должно быть: " + "; ".join(group[0] for group in question.rejected))
+    for item in question.evidence:
+        lines.append(f"  доказательство: сессия {item.session + 1}, ход {item.turn + 1} — {item.value}")
+    return "\n".join(lines)
+
+
+def evidence_in(question: Question, request: Sequence[dict]) -> str:
+    """Which of the question's evidence values the request carries (✔) and which it lost (✘)."""
+    sent = request_text(request)
+    marks = [f"{'✔' if evidence_present(item.forms, sent) else '✘'} {item.value}" for item in question.evidence]
+    return ", ".join(marks) if marks else "доказательств нет: ответа в разговоре не было"
+
+
+@dataclass(frozen=True)
+class Point:
+    name: str
+    title: str
+    tokens: float
+    accuracy: float
+
+
+def points(results: Sequence[StrategyResult]) -> list[Point]:
+    """Each strategy as (input tokens per question, memory's own share included; answer accuracy)."""
+    return [Point(r.name, r.title, r.total_input_per_question, r.accuracy() or 0.0) for r in results]
+
+
+def dominates(a: Point, b: Point) -> bool:
+    """`a` is at least as accurate for at most as many tokens, and strictly better in one of the two."""
+    return a.accuracy >= b.accuracy and a.tokens <= b.tokens and (a.accuracy > b.accuracy or a.tokens < b.tokens)
+
+
+def pareto_front(all_points: Sequence[Point]) -> list[Point]:
+    """The points no other point dominates, cheapest first."""
+    front = [p for p in all_points if not any(dominates(q, p) for q in all_points if q is not p)]
+    return sorted(front, key=lambda p: p.tokens)
+
+
+def beaten_by(all_points: Sequence[Point], name: str) -> list[Point]:
+    """The strategies the named one dominates."""
+    mine = next(p for p in all_points if p.name == name)
+    return [p for p in all_points if p is not mine and dominates(mine, p)]
+
+
+def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, title: str = ""):
+    """Accuracy against tokens, the front joined by a line; returns the figure."""
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8.5, 5))
+    front = pareto_front(all_points)
+    axes.plot([p.tokens for p in front], [p.accuracy * 100 for p in front], color="#999", linestyle="--",
+              linewidth=1, zorder=1, label="фронт Парето")  # fmt: skip
+    for p in all_points:
+        special = p.name == highlight
+        axes.scatter(p.tokens, p.accuracy * 100, s=90 if special else 45, zorder=2,
+                     color="#c0392b" if special else ("#2e86c1" if p in front else "#7f8c8d"))  # fmt: skip
+        axes.annotate(p.title, (p.tokens, p.accuracy * 100), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    axes.set_xscale("log")
+    axes.set_xlabel("входных токенов на вопрос (вместе с расходами памяти), логарифмическая шкала")
+    axes.set_ylabel("верных ответов, %")
+    axes.set_ylim(-5, 105)
+    axes.set_title(title)
+    axes.legend(loc="lower right", fontsize=8)
+    figure.tight_layout()
+    return figure
+
+
+def front_table(all_points: Sequence[Point]) -> str:
+    front = {p.name for p in pareto_front(all_points)}
+    rows = sorted(all_points, key=lambda p: p.tokens)
+    return "\n".join(
+        f"{'●' if p.name in front else '○'} {p.title:<30} {percent(p.accuracy):>6}  {number(p.tokens):>7} токенов"
+        for p in rows
+    )
+
+
+RUNS_DIR = Path(__file__).resolve().parent.parent / "data" / "memory_eval_runs"
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run kept in the course (`course_lib/data/memory_eval_runs/<name>.json`)."""
+
+    name: str
+    data: dict
+
+    def record(self, strategy: str, question_id: str) -> dict:
+        return self._index[(strategy, question_id)]
+
+    @property
+    def _index(self) -> dict:
+        return {(r["strategy"], r["question"]): r for r in self.data["records"]}
+
+    @property
+    def strategies(self) -> list[str]:
+        return [summary["strategy"] for summary in self.data["summary"]]
+
+
+def stored_run(name: str) -> StoredRun:
+    from course_lib.memory_eval.report import read_json
+
+    return StoredRun(name, read_json(RUNS_DIR / f"{name}.json"))
+
+
+def describe_run(run: StoredRun) -> str:
+    meta = run.data["meta"]
+    lines = [f"Модель: {meta.get('model_name', meta.get('model'))}"]
+    for key, label in (("server", "сервер"), ("model_file", "файл модели"), ("n_ctx", "контекст сервера, токенов"),
+                       ("temperature", "температура"), ("max_output_tokens", "предел ответа, токенов"),
+                       ("machine", "машина"), ("date", "дата прогона")):  # fmt: skip
+        if key in meta:
+            lines.append(f"  {label}: {meta[key]}")
+    lines.append(f"  вопросов: {meta['questions']} (первые в наборе, {plural(meta['customers'], ('клиент', 'клиента', 'клиентов'))}); "
+                 f"стратегии: {', '.join(run.strategies)}; бюджет окна: {meta['budget']}")
+    return "\n".join(lines)
+
+
+def same_questions(results: Sequence[StrategyResult], like: Sequence[StrategyResult]) -> list[StrategyResult]:
+    """`results` cut to the strategies and questions of `like` (to compare two runs fairly)."""
+    asked = {record.question_id for result in like for record in result.records}
+    names = [result.name for result in like]
+    cut = []
+    for result in results:
+        if result.name not in names:
+            continue
+        kept = [record for record in result.records if record.question_id in asked]
+        share = len(kept) / max(1, result.questions)
+        cut.append(StrategyResult(result.name, result.title, kept, round(result.upkeep_calls * share),
+                                  round(result.upkeep_input_tokens * share), round(result.upkeep_output_tokens * share),
+                                  result.replayed_turns, 0, result.seconds * share))  # fmt: skip
+    return sorted(cut, key=lambda r: names.index(r.name))
+
+
+def _failure_text(found: int, reply: str, question: Question) -> str:
+    lines = [describe_question(question)]
+    if question.evidence:
+        lines.append(f"  в запросе доказательств: {found} из {len(question.evidence)}")
+    lines.append(f"  ответ модели: {reply}")
+    return "\n".join(lines)
+
+
+def failure(run: StoredRun, dataset: Dataset, strategy: str, category: str, *, confident: bool = False) -> str:
+    """The first wrong answer of `strategy` on a question of `category` in a stored run; with
+    `confident`, the first one that names a value instead of declining."""
+    for record in run.data["records"]:
+        if record["strategy"] == strategy and record["category"] == category and not record["correct"] \
+                and not (confident and record["abstained"]):
+            question = dataset.question(record["question"])
+            return f"{TITLES_OF.get(strategy, strategy)}\n" + _failure_text(record["evidence_found"], record["reply"], question)
+    return f"{TITLES_OF.get(strategy, strategy)}: на вопросах вида «{CATEGORY_TITLES[category]}» ошибок нет."
+
+
+def failure_of(result: StrategyResult, dataset: Dataset, category: str) -> str:
+    for record in result.of(category):
+        if not record.correct:
+            return f"{result.title}\n" + _failure_text(record.evidence_found, record.reply, dataset.question(record.question_id))
+    return f"{result.title}: на вопросах вида «{CATEGORY_TITLES[category]}» ошибок нет."
