@@ -163,12 +163,14 @@ case "$ACTION" in
     memory-eval)
         # A slice (EVAL_LIMIT questions, EVAL_STRATEGIES) at temperature 0: a small model on 2 cores answers
         # in tens of seconds. Fact extraction (facts) and tools are left out: one call per replayed turn.
+        # MAX_OUTPUT_TOKENS=400: a summary of up to 600 characters needs about 300 of Qwen's tokens (at 120
+        # every summary was cut off and the window + summary strategy could not compress at all).
         OUT="course_lib/data/memory_eval_runs/$ALIAS.json"
         mkdir -p "$(dirname "$OUT")"
         STRATEGY_ARGS=()
         for name in ${EVAL_STRATEGIES:-full window window_summary}; do STRATEGY_ARGS+=(--strategy "$name"); done
         LLM_BACKEND=openai OPENAI_BASE_URL="$BASE_URL" OPENAI_MODEL="$ALIAS" OPENAI_API_KEY=local \
-        LLM_INSTRUCTION_ROLE=system OPENAI_TIMEOUT_SECONDS=300 OPENAI_MAX_RETRIES=0 MAX_OUTPUT_TOKENS=120 \
+        LLM_INSTRUCTION_ROLE=system OPENAI_TIMEOUT_SECONDS=900 OPENAI_MAX_RETRIES=0 MAX_OUTPUT_TOKENS=400 \
         LLM_TEMPERATURE=0 COURSE_DOTENV=0 \
             .venv/bin/python -m course_lib bench memory-eval --real --limit "${EVAL_LIMIT:-40}" "${STRATEGY_ARGS[@]}" \
             --json "$OUT" --meta "server=llama-cpp-python $LLAMA_VERSION" --meta "model_file=$(basename "$MODEL_FILE")" \

@@ -140,6 +140,20 @@ def test_the_stored_offline_run_is_what_the_code_gives_now(full_run):
     assert full_run.result("facts").upkeep_calls > 0
 
 
+@pytest.mark.parametrize("path", sorted(RUNS_DIR.glob("*.json")), ids=lambda path: path.stem)
+def test_every_stored_answer_is_judged_by_the_current_rules(path):
+    # After a change to score_answer: bench memory-eval --rescore <file> (the replies stay as they were).
+    from course_lib.memory_eval.harness import is_abstention
+    from course_lib.memory_eval.scoring import score_answer
+
+    for record in read_json(path)["records"]:
+        question = DATASET.question(record["question"])
+        verdict = record["error"] is None and score_answer(
+            record["reply"], [list(g) for g in question.expected], [list(g) for g in question.rejected], question.abstain)
+        assert record["correct"] == verdict, (path.name, record["strategy"], record["question"], record["reply"])
+        assert record["abstained"] == is_abstention(record["reply"])
+
+
 def test_records_are_judged_on_what_was_sent(full_run):
     record = full_run.result("full").records[0]
     assert record.evidence_total >= 1 and record.input_tokens > 0 and record.calls == 1

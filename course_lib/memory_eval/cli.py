@@ -46,6 +46,8 @@ def add_parser(commands, positive_int) -> None:
     parser.add_argument("--real", action="store_true",
                         help="модель из ваших настроек (.env, OPENAI_BASE_URL) вместо офлайн-модели — это платные запросы")
     parser.add_argument("--quiet", action="store_true", help="без полосы прогресса")
+    parser.add_argument("--rescore", metavar="ФАЙЛ", default=None,
+                        help="не прогонять, а заново оценить ответы сохранённого прогона правилами score_answer курса")
     parser.add_argument("--meta", action="append", default=[], metavar="КЛЮЧ=ЗНАЧЕНИЕ",
                         help="записать в JSON сведения о прогоне (сервер, версия, файл модели), можно несколько раз")
 
@@ -56,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
     except DatasetError as error:
         print(error, file=sys.stderr)
         return 2
+    if args.rescore:
+        from course_lib.memory_eval.report import rescore
+
+        changed = rescore(args.rescore, dataset, dataset.categories)
+        print(f"{args.rescore}: оценка изменилась у {plural(changed, ('ответа', 'ответов', 'ответов'))}.")
+        return 0
     names = tuple(args.strategy or (*STRATEGY_NAMES, *((MINE,) if args.your_code else ())))
     score = None
     if args.your_code:

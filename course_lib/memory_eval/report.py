@@ -113,7 +113,11 @@ def run_json(run: BenchmarkRun, meta: dict) -> dict:
 
 def write_json(run: BenchmarkRun, path: Path, meta: dict) -> None:
     """The run as JSON: meta and summary indented, one line per record (a diff shows what changed)."""
-    data = run_json(run, meta)
+    _write(path, run_json(run, meta))
+
+
+def _write(path: Path, data: dict) -> None:
+    data = dict(data)
     records = data.pop("records")
     head = json.dumps(data, ensure_ascii=False, indent=1)[:-2]
     lines = ",\n".join("  " + json.dumps(record, ensure_ascii=False) for record in records)
@@ -122,6 +126,26 @@ def write_json(run: BenchmarkRun, path: Path, meta: dict) -> None:
 
 def read_json(path: Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def rescore(path: Path, dataset, categories: Sequence[str]) -> int:
+    """Judge a stored run's replies again with the course's `score_answer` (after its rules changed);
+    rewrites the file keeping its meta; returns how many answers changed their verdict."""
+    from course_lib.memory_eval.harness import is_abstention
+    from course_lib.memory_eval.scoring import score_answer
+
+    data = read_json(path)
+    changed = 0
+    for record in data["records"]:
+        question = dataset.question(record["question"])
+        verdict = record["error"] is None and score_answer(
+            record["reply"], [list(g) for g in question.expected], [list(g) for g in question.rejected], question.abstain)
+        changed += verdict != record["correct"]
+        record["correct"], record["abstained"] = verdict, is_abstention(record["reply"])
+    results = results_from_json(data, dataset)
+    data["summary"] = [result.summary(categories, PRICE) for result in results]
+    _write(path, data)
+    return changed
 
 
 def results_from_json(data: dict, dataset) -> list[StrategyResult]:
