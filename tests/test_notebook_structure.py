@@ -16,13 +16,17 @@ The per-notebook word cap (2,500 words of Markdown, met by cutting) is replaced 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from course_lib.checking.catalog import EXERCISES
-from notebook_text import ALL_NOTEBOOKS, BONUS_NOTEBOOKS, MAIN_NOTEBOOKS, bonus_of, main_of, notebook_name
+from notebook_text import ALL_NOTEBOOKS, BONUS_NOTEBOOKS, MAIN_NOTEBOOKS, NOTEBOOKS, bonus_of, main_of, notebook_name
+
+ROOT = NOTEBOOKS.parent
 
 MAX_CELLS = 60
 CLOSING = ["Проверьте себя", "Итоги", "Практика"]  # the last `##` headings of a main notebook, in order
@@ -119,3 +123,14 @@ def test_every_main_notebook_with_a_bonus_names_it_where_the_section_was():
         lesson = markdown(notebook_cells[:end])
         for bonus in bonus_of(main):
             assert f"(bonus/{bonus.name})" in lesson, f"{main.name}: no pointer to {bonus.name} in the lesson"
+
+
+def test_make_test_runs_nbval_over_the_bonus_notebooks():
+    # TEST_PATHS names the folder; pytest collects notebooks/bonus/*.ipynb under it with --nbval.
+    assert re.search(r"^TEST_PATHS := .*\bnotebooks\b", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval", "-p", "no:cacheprovider", "notebooks"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    ).stdout
+    for path in ALL_NOTEBOOKS:
+        assert f"{path.relative_to(ROOT).as_posix()}::" in collected, path.name
