@@ -103,10 +103,12 @@ def test_a_bonus_notebook_grades_nothing_the_registry_does_not_put_there(path):
     assert "](../../exercises/" not in markdown(notebook_cells) or here, f"{path.name}: links an exercise file"
 
 
-@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=notebook_name)
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS + sorted(NOTEBOOKS.glob("*.md")),
+                         ids=lambda path: path.name if path.suffix == ".md" else notebook_name(path))
 def test_every_relative_link_resolves(path):
     broken = []
-    for link in LINK.findall(markdown(cells(path))):
+    text = path.read_text(encoding="utf-8") if path.suffix == ".md" else markdown(cells(path))
+    for link in LINK.findall(text):
         if re.match(r"[a-z]+:", link) or link.startswith("#"):
             continue  # a web address or an anchor in the same notebook
         if not (path.parent / link.split("#")[0]).exists():
