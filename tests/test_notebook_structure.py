@@ -136,3 +136,16 @@ def test_make_test_runs_nbval_over_the_bonus_notebooks():
     ).stdout
     for path in ALL_NOTEBOOKS:
         assert f"{path.relative_to(ROOT).as_posix()}::" in collected, path.name
+
+
+def test_the_lab_file_browser_lists_the_bonus_folder():
+    # make lab serves the course folder with Jupyter's contents API; nothing of the course hides bonus/.
+    from jupyter_server.services.contents.filemanager import FileContentsManager
+
+    config = (ROOT / "jupyter" / "config" / "jupyter_server_config.py").read_text(encoding="utf-8")
+    assert "hide_globs" not in config
+    manager = FileContentsManager(root_dir=str(ROOT))
+    listing = {item["name"]: item["type"] for item in manager.get("notebooks", content=True)["content"]}
+    assert listing.get("bonus") == "directory"
+    shown = {item["name"] for item in manager.get("notebooks/bonus", content=True)["content"]}
+    assert {path.name for path in BONUS_NOTEBOOKS} <= shown
