@@ -1,8 +1,9 @@
 """Notebook helpers: `setup_notebook()` for a notebook's first cell, `notebook_data_dir()` for files
 that must outlive a kernel restart, and `python -m course_lib notebooks [NAME...]`, which
-re-executes notebooks and stores their outputs.
+re-executes notebooks — the main ones in `notebooks/` and the bonus ones in `notebooks/bonus/` —
+and stores their outputs.
 
-Each notebook runs top to bottom in a fresh kernel from `notebooks/`, on the offline model (a key in
+Each notebook runs top to bottom in a fresh kernel from its own folder, on the offline model (a key in
 `.env` must not leak a real model's words into the stored outputs). The stored outputs are what
 `pytest --nbval` compares against in `make test`. Widget state is not saved: it would only bloat
 the file and pin a widget version.
@@ -107,23 +108,36 @@ def use_bundle_environment() -> None:
     os.environ["OFFLINE_STREAM_CHARS_PER_SECOND"] = "0"  # stored outputs do not wait for paced streams
 
 
+def course_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The main notebooks (`notebooks/*.ipynb`), then the bonus ones (`notebooks/bonus/*.ipynb`)."""
+    return sorted(folder.glob("*.ipynb")) + sorted(folder.glob("bonus/*.ipynb"))
+
+
+def _named(path: Path, names: set[str], folder: Path) -> bool:
+    """`04_sliding_window`, `04_sliding_window.ipynb`, `bonus/04_provider_tokens[.ipynb]`, or `bonus`
+    for every bonus notebook."""
+    relative = path.relative_to(folder).as_posix()
+    return bool({path.stem, path.name, relative, relative.removesuffix(".ipynb"), *path.relative_to(folder).parts[:-1]}
+                & names)
+
+
 def main(argv: list[str]) -> int:
     use_bundle_environment()
     from course_lib.notebook_stamps import is_current
 
     force = "--force" in argv
-    names = set(argv) - {"--force"}
-    paths = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if not names or p.stem in names or p.name in names)
+    names = {name.removeprefix("notebooks/") for name in argv} - {"--force"}
+    paths = [p for p in course_notebooks(NOTEBOOKS_DIR) if not names or _named(p, names, NOTEBOOKS_DIR)]
     if not paths:
         print(f"Ноутбуки не найдены: {' '.join(argv) or NOTEBOOKS_DIR}", file=sys.stderr)
         return 1
     total = 0.0
     for path in paths:
         if not force and is_current(path):
-            print(f"{path.name}: не изменился (ячейки, course_lib и exercises те же) — пропущен")
+            print(f"{path.relative_to(NOTEBOOKS_DIR).as_posix()}: не изменился (ячейки, course_lib и exercises те же) — пропущен")
             continue
         elapsed = execute_notebook(path)
         total += elapsed
-        print(f"{path.name}: {elapsed:.1f} с")
+        print(f"{path.relative_to(NOTEBOOKS_DIR).as_posix()}: {elapsed:.1f} с")
     print(f"Всего: {total:.1f} с")
     return 0

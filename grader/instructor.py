@@ -2,7 +2,7 @@
 
     python -m grader instructor quiz-key        # the quiz answer key (Markdown) to stdout
     python -m grader instructor mistakes        # common mistakes from the mutant catalogue
-    python -m grader instructor timings         # run every notebook (nbclient) and time it
+    python -m grader instructor timings         # run every notebook, main and bonus (nbclient), and time it
     python -m grader instructor write [INSTRUCTOR.md]   # regenerate those sections in place
     python -m grader instructor new-exercise NAME --notebook NN [--title …] [--points 10]
 
@@ -12,6 +12,15 @@ order students see them (A, B, …). mistakes runs every mutant of `tests/test_e
 (the reference with one requirement broken) through the grader's runner with the public and hidden
 cases, and lists the cases it fails with the hint each shows the student. Nothing is copied by hand:
 `write` replaces the text between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
+
+timings prints each notebook's time by a stated model (`TIME_MODEL`, printed above the table): the
+Markdown a student reads at a reading speed, the code cells a student reads (not the collapsed ones)
+at lines per minute, the printed output at lines per minute and each figure, each self-check
+question, each fill-in cell and each exercise of the notebook at a fixed estimate, plus the run time
+of all its cells — the only measured figure (`grader/instructor_timings.json`, `timings` measures it
+again). Everything else is counted in the stored notebooks when the table is written, so the table
+follows the notebooks. Bonus notebooks (`notebooks/bonus/`) are rows of their own, under their main
+notebook; the totals are given for the main path and for everything.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout, course_root
@@ -32,8 +42,42 @@ SHOW_QUIZ = re.compile(r"""show_quiz\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']
 TIMINGS_FILE = "instructor_timings.json"  # next to this module: the last measured run times
 
 
-def _notebooks(layout: CourseLayout) -> list[Path]:
+@dataclass(frozen=True)
+class TimeModel:
+    """How long a notebook takes a student: every constant is printed with the timings table."""
+
+    prose_words_per_minute: int = 150  # Russian technical prose, read attentively once
+    code_lines_per_minute: int = 10  # non-blank lines of the code cells a student reads (not the collapsed ones)
+    output_lines_per_minute: int = 40  # printed output and tables: scanned, not studied
+    figure_minutes: float = 1.0  # each plot
+    quiz_minutes: float = 1.0  # each self-check question: read, answer, read the explanation
+    fill_in_minutes: float = 10.0  # each cell where the student completes a few lines (try_fill_in)
+    exercise_minutes: float = 30.0  # each exercise of the notebook: statement, solution, check(), fixes
+
+
+TIME_MODEL = TimeModel()
+SHOW_FILL_IN = re.compile(r"\btry_fill_in\(")
+
+
+def _main_notebooks(layout: CourseLayout) -> list[Path]:
     return sorted((layout.root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _bonus_notebooks(layout: CourseLayout, main: Path | None = None) -> list[Path]:
+    """`notebooks/bonus/NN_*.ipynb`; with `main`, only the ones that deepen it (same number NN)."""
+    bonus = sorted((layout.root / "notebooks").glob("bonus/[0-9][0-9]_*.ipynb"))
+    return [path for path in bonus if main is None or path.name[:2] == main.name[:2]]
+
+
+def _notebooks(layout: CourseLayout) -> list[Path]:
+    """Every notebook in the order a student meets them: each main notebook, then its bonus ones."""
+    return [path for main in _main_notebooks(layout) for path in (main, *_bonus_notebooks(layout, main))]
+
+
+def _key(layout: CourseLayout, notebook: Path) -> str:
+    """The notebook's name in the timings file and the table: `04_sliding_window.ipynb`,
+    `bonus/04_provider_tokens.ipynb`."""
+    return notebook.relative_to(layout.root / "notebooks").as_posix()
 
 
 def _title(notebook: Path) -> str:
@@ -49,7 +93,7 @@ def quiz_key(layout: CourseLayout) -> str:
     from course_lib.quizzes import displayed_question
 
     lines = []
-    for notebook in _notebooks(layout):
+    for notebook in _notebooks(layout):  # a bonus notebook shows its main notebook's questions
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
         calls = [
             match.groups()
@@ -133,10 +177,13 @@ def mistakes(layout: CourseLayout) -> str:
 
 
 def timings(layout: CourseLayout) -> dict[str, dict]:
-    """Execute every notebook in a fresh kernel (nothing is saved) and time it."""
+    """Execute every notebook, main and bonus, in a fresh kernel (nothing is saved) and time it."""
     import nbformat
     from nbclient import NotebookClient
 
+    from course_lib.notebook_tools import use_bundle_environment
+
+    use_bundle_environment()  # as `make notebooks`: the offline model, no key, no .env
     measured = {}
     for notebook in _notebooks(layout):
         nb = nbformat.read(notebook, as_version=4)
@@ -144,39 +191,153 @@ def timings(layout: CourseLayout) -> dict[str, dict]:
         NotebookClient(
             nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
         ).execute()
-        measured[notebook.name] = measurement(nb, time.perf_counter() - started)
+        measured[_key(layout, notebook)] = measurement(time.perf_counter() - started)
     return measured
 
 
-def measurement(nb, seconds: float) -> dict:
-    """One notebook's row of the timings file: its run time and what there is to read."""
-    return {
-        "run_seconds": round(seconds, 1),
-        "words": sum(len("".join(c.source).split()) for c in nb.cells if c.cell_type == "markdown"),
-        "code_cells": sum(c.cell_type == "code" for c in nb.cells),
+def measurement(seconds: float) -> dict:
+    """One notebook's row of the timings file: the run time of all its cells (the one measured figure)."""
+    return {"run_seconds": round(seconds, 1)}
+
+
+@dataclass(frozen=True)
+class NotebookLoad:
+    """What a notebook gives a student to do, counted in its stored cells and outputs."""
+
+    words: int  # Markdown to read
+    code_lines: int  # non-blank lines of the code cells shown open (collapsed ones are not read) and of
+    # the source a cell displays (show_source)
+    output_lines: int  # printed lines and table rows of the stored outputs
+    figures: int
+    quizzes: int
+    fill_ins: int
+    exercises: tuple[str, ...]  # the registry's exercises of this notebook (main notebooks only)
+
+
+def _non_blank(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip())
+
+
+def notebook_load(layout: CourseLayout, notebook: Path) -> NotebookLoad:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    words = code_lines = output_lines = figures = quizzes = fill_ins = 0
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            words += len(source.split())
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        quizzes += len(SHOW_QUIZ.findall(source))
+        fill_ins += len(SHOW_FILL_IN.findall(source))
+        if not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+            code_lines += _non_blank(source)
+        if SHOW_QUIZ.search(source):
+            continue  # the question is counted above; its output is the widget's placeholder
+        for output in cell.get("outputs", []):
+            data = {mime: "".join(value) if isinstance(value, list) else value
+                    for mime, value in output.get("data", {}).items()}
+            if "image/png" in data or "image/svg+xml" in data:
+                figures += 1
+            elif output.get("output_type") == "stream":
+                output_lines += len("".join(output.get("text", "")).splitlines())
+            elif data.get("text/latex", "").startswith("\\begin{Verbatim}"):
+                code_lines += _non_blank(data.get("text/plain", ""))  # source shown by the cell: code to read
+            elif "text/markdown" in data:
+                output_lines += len(data["text/markdown"].splitlines())
+            elif "<tr" in data.get("text/html", ""):
+                output_lines += data["text/html"].count("<tr")  # a table: one line per row
+            else:
+                output_lines += len(data.get("text/plain", "").splitlines())
+    main = notebook.parent == layout.root / "notebooks"
+    own = tuple(e.name for e in EXERCISES if main and e.notebook == notebook.name[:2])
+    return NotebookLoad(words, code_lines, output_lines, figures, quizzes, fill_ins, own)
+
+
+def notebook_minutes(load: NotebookLoad, run_seconds: float, model: TimeModel = TIME_MODEL) -> dict[str, float]:
+    """Minutes per part of the model (the table's columns) and their total."""
+    parts = {
+        "prose": load.words / model.prose_words_per_minute,
+        "code": load.code_lines / model.code_lines_per_minute,
+        "output": load.output_lines / model.output_lines_per_minute + load.figures * model.figure_minutes,
+        "quizzes": load.quizzes * model.quiz_minutes,
+        "fill_ins": load.fill_ins * model.fill_in_minutes,
+        "exercises": len(load.exercises) * model.exercise_minutes,
+        "run": run_seconds / 60,
     }
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def _minutes(value: float) -> str:
+    return str(round(value))
+
+
+def _hours(minutes: float) -> str:
+    return f"{minutes / 60:.1f}".replace(".", ",")  # a Russian table: decimal commas
+
+
+def time_model_text(model: TimeModel = TIME_MODEL) -> str:
+    """The constants of the model, as the guide prints them above the table."""
+    figure = f"{model.figure_minutes:g}".replace(".", ",")
+    return "\n".join([
+        "Модель времени (константы `TimeModel` в `grader/instructor.py`):",
+        "",
+        f"- текст (Markdown): {model.prose_words_per_minute} слов в минуту — русский технический текст, прочитанный внимательно один раз;",
+        f"- код, который читают: {model.code_lines_per_minute} непустых строк в минуту — открытые ячейки кода; свёрнутые "
+        "(проверки для CI, версии курса к заполняемым ячейкам, вопросы) не читают;",
+        f"- вывод ячеек: {model.output_lines_per_minute} строк в минуту (напечатанные строки и строки таблиц), "
+        f"каждый график — {figure} мин;",
+        f"- вопрос для самопроверки: {model.quiz_minutes:g} мин;",
+        f"- ячейка, которую студент дописывает сам (`try_fill_in`): {model.fill_in_minutes:g} мин;",
+        f"- упражнение ноутбука (файл в `exercises/`: условие, решение, `check()`, исправления): {model.exercise_minutes:g} мин;",
+        "- выполнение всех ячеек: замер — ноутбук выполнен в новом ядре на офлайн-модели "
+        "(`course-grader instructor timings` замеряет заново).",
+        "",
+        "Слова, строки, графики, вопросы и заполняемые ячейки посчитаны в сохранённых ноутбуках, упражнения — "
+        "по реестру. Бонусные ноутбуки (`notebooks/bonus/`) — отдельные строки под своим основным ноутбуком; в них "
+        "нет упражнений.",
+    ])
 
 
 def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
-    """Run time measured; reading time estimated at 120 words a minute (Russian technical prose,
-    with code to read along), plus 20 minutes per exercise of the notebook (an estimate too)."""
+    """The time model, then one row per notebook (bonus notebooks as rows of their own) and the totals
+    of the main path and of everything, in minutes (and hours)."""
+    model = TIME_MODEL
     lines = [
-        "| ноутбук | выполнение всех ячеек, с (замер) | слов текста | чтение, мин (оценка) | "
-        "упражнения | на упражнения, мин (оценка) |",
-        "|---|---|---|---|---|---|",
+        time_model_text(model),
+        "",
+        "| ноутбук | текст: слов → мин | код: строк → мин | вывод: строк, графиков → мин | вопросы → мин | "
+        "дописать в ноутбуке → мин | упражнения | на упражнения, мин | выполнение, с (замер) | всего, мин |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    totals = {"main": 0.0, "all": 0.0}
     for notebook in _notebooks(layout):
-        info = measured.get(notebook.name)
+        key = _key(layout, notebook)
+        info = measured.get(key)
         if info is None:
             continue
-        number = notebook.name[:2]
-        own = [e.name for e in EXERCISES if e.notebook == number]
-        reading = round(info["words"] / 120)
-        practice = 20 * len(own)
+        load = notebook_load(layout, notebook)
+        parts = notebook_minutes(load, info["run_seconds"], model)
+        bonus = "/" in key
+        totals["all"] += parts["total"]
+        if not bonus:
+            totals["main"] += parts["total"]
+        name = f"↳ `{key}` (бонус)" if bonus else f"**`{key}`**"
+        exercises = f"{', '.join(f'`{e}`' for e in load.exercises)} | {_minutes(parts['exercises'])}" if load.exercises else "— | 0"
+        run = f"{info['run_seconds']:g}".replace(".", ",")
         lines.append(
-            f"| {notebook.name} | {info['run_seconds']:g} | {info['words']} | ≈{reading} | "
-            f"{', '.join(f'`{e}`' for e in own) or '—'} | {'≈' + str(practice) if own else '—'} |"
+            f"| {name} | {load.words} → {_minutes(parts['prose'])} | {load.code_lines} → {_minutes(parts['code'])} | "
+            f"{load.output_lines}, {load.figures} → {_minutes(parts['output'])} | "
+            f"{load.quizzes} → {_minutes(parts['quizzes'])} | {load.fill_ins} → {_minutes(parts['fill_ins'])} | "
+            f"{exercises} | {run} | **{_minutes(parts['total'])}** |"
         )
+    mains = [path.name[:2] for path in _main_notebooks(layout)]
+    lines += [
+        "",
+        f"Всего: основной путь (ноутбуки {mains[0]}–{mains[-1]}) — ≈{_minutes(totals['main'])} мин (≈{_hours(totals['main'])} ч); "
+        f"с бонусными ноутбуками — ≈{_minutes(totals['all'])} мин (≈{_hours(totals['all'])} ч).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -224,8 +385,6 @@ def _new_exercise(argv: list[str]) -> int:
         print(f"\nДобавьте в notebooks/{args.notebook}_*.ipynb ссылку и ячейку и перевыполните его "
               f"(make notebooks).\n\n{notebook_cells(args.name, args.title)}")
     else:
-        import nbformat
-
         from course_lib.notebook_tools import execute_notebook, use_bundle_environment
 
         print(f"\nВ ноутбук {full_path(notebook)} добавлены ссылка на упражнение и ячейка check(); "
@@ -239,7 +398,7 @@ def _new_exercise(argv: list[str]) -> int:
             return 1
         print(f"{notebook.name}: {seconds:.1f} с")
         stored = json.loads(_timings_path().read_text(encoding="utf-8"))
-        stored[notebook.name] = measurement(nbformat.read(notebook, as_version=4), seconds)
+        stored[_key(layout, notebook)] = measurement(seconds)
         _store_timings(stored)
     guide = layout.root / "INSTRUCTOR.md"
     if guide.is_file():  # in a fresh process: this one loaded the registry before the new line

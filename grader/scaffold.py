@@ -21,8 +21,9 @@ of its «## Практика» cell (a Markdown cell of its own if the notebook 
 after the practice section's `check(...)` cell a code cell that runs `check("NAME")`, takes the
 function through `your_code("NAME")` and shows a failing one on the statement's example
 (`show_mistake`), as every lesson does. The command then re-executes that notebook so its stored
-outputs (what nbval compares) include the new cell, records the notebook's run time and word count
-in `grader/instructor_timings.json`, and regenerates INSTRUCTOR.md's generated sections.
+outputs (what nbval compares) include the new cell, records the notebook's run time in
+`grader/instructor_timings.json`, and regenerates INSTRUCTOR.md's generated sections (the timings
+table recounts the notebook).
 `--no-notebook` leaves the notebook alone and prints the cells instead.
 """
 

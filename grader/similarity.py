@@ -553,7 +553,8 @@ def course_functions(
         if cache is not None:
             cache[digest] = [[name, to_record(printed)] for name, printed in functions]
 
-    for path in sorted((layout.root / "notebooks").glob("*.ipynb")):
+    notebooks = layout.root / "notebooks"  # the main notebooks and the bonus ones in notebooks/bonus/
+    for path in sorted(notebooks.glob("*.ipynb")) + sorted(notebooks.glob("bonus/*.ipynb")):
         try:
             cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
         except (OSError, ValueError):
@@ -561,7 +562,7 @@ def course_functions(
         for number, cell in enumerate(cells):
             if cell.get("cell_type") == "code":
                 text = "".join(cell.get("source", []))
-                add(f"notebooks/{path.name}#{number}", "\n".join(
+                add(f"notebooks/{path.relative_to(notebooks).as_posix()}#{number}", "\n".join(
                     line for line in text.splitlines() if not line.lstrip().startswith(("%", "!"))
                 ))  # fmt: skip
     for path in sorted((layout.root / "course_lib").rglob("*.py")):

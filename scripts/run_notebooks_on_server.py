@@ -13,7 +13,7 @@ notebooks run on a snapshot of the course tree in that folder, so helpers editin
 another run's `.course-data/`, cannot change a run halfway.
 
     .venv/bin/python scripts/run_notebooks_on_server.py --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-0.5b-instruct
-    ... --notebooks 04 05        # only these
+    ... --notebooks 04 05        # only these (with their bonus notebooks in notebooks/bonus/)
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--model", default=os.environ.get("OPENAI_MODEL"),
                         help="the model name the server serves (default: $OPENAI_MODEL)")
     parser.add_argument("--notebooks", nargs="*", default=[],
-                        help="prefixes or names to run (default: every NN_*.ipynb)")
+                        help="prefixes or names to run (default: every NN_*.ipynb and bonus/NN_*.ipynb)")
     parser.add_argument("--cell-timeout", type=int, default=600,
                         help="seconds one cell may run before it is interrupted (default 600)")
     parser.add_argument("--out", type=Path, help="folder for the executed copies (default: a new temporary one)")
@@ -100,7 +100,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def select_notebooks(folder: Path, wanted: list[str]) -> list[Path]:
-    paths = sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb"))
+    """Every NN_*.ipynb, then the bonus ones (bonus/NN_*.ipynb); a prefix such as 04 takes both."""
+    paths = sorted(folder.glob("[0-9][0-9]_*.ipynb")) + sorted(folder.glob("bonus/[0-9][0-9]_*.ipynb"))
     if wanted:
         paths = [p for p in paths if any(p.name == w or p.stem == w or p.name.startswith(w) for w in wanted)]
     return paths

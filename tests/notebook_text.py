@@ -1,6 +1,9 @@
 """Reading a stored notebook as text, for the prose tests (`tests/test_prose_NN.py`).
 
-Each helper takes a notebook or its list of cells.
+Each helper takes a notebook or its list of cells. The course has main notebooks
+(`notebooks/NN_*.ipynb`, the lesson in one sitting) and bonus notebooks
+(`notebooks/bonus/NN_*.ipynb`, a main notebook's deep dives and long side demos, each linked from the
+main notebook NN): `load_cells("bonus/04_provider_tokens")` reads a bonus one.
 """
 
 from __future__ import annotations
@@ -15,8 +18,31 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 TEXT_MIMES = ("text/plain", "text/markdown", "text/html")
 
 
+MAIN_NOTEBOOKS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+BONUS_NOTEBOOKS = sorted(NOTEBOOKS.glob("bonus/[0-9][0-9]_*.ipynb"))
+ALL_NOTEBOOKS = MAIN_NOTEBOOKS + BONUS_NOTEBOOKS
+
+
 def load_cells(stem: str) -> list:
+    """`"04_sliding_window"` (a main notebook) or `"bonus/04_provider_tokens"` (a bonus one)."""
     return nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4).cells
+
+
+def notebook_name(path: Path) -> str:
+    """`04` for a main notebook, `bonus/04_provider_tokens` for a bonus one (test ids, messages)."""
+    relative = path.relative_to(NOTEBOOKS)
+    return path.name[:2] if len(relative.parts) == 1 else relative.with_suffix("").as_posix()
+
+
+def bonus_of(main: Path) -> list[Path]:
+    """The bonus notebooks that deepen a main notebook: `bonus/NN_*.ipynb` with its number NN."""
+    return [path for path in BONUS_NOTEBOOKS if path.name[:2] == main.name[:2]]
+
+
+def main_of(bonus: Path) -> Path:
+    """The main notebook a bonus notebook deepens (the one with its number)."""
+    (main,) = [path for path in MAIN_NOTEBOOKS if path.name[:2] == bonus.name[:2]]
+    return main
 
 
 def _cells(notebook_or_cells) -> list:

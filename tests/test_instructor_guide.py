@@ -28,7 +28,7 @@ def test_quiz_key_is_generated_from_every_quiz_the_notebooks_show():
     key = _section("quiz-key")
     assert key == instructor.quiz_key(LAYOUT)
     shown = set()
-    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("bonus/*.ipynb")):
         for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
             shown |= {qid for _, qid in instructor.SHOW_QUIZ.findall("".join(cell["source"]))}
     assert shown and all(f"(`{qid}`)" in key for qid in shown)
@@ -43,8 +43,69 @@ def test_common_mistakes_are_generated_from_the_mutant_catalogue():
 
 def test_timings_table_comes_from_the_measured_file():
     measured = json.loads((Path(instructor.__file__).with_name(instructor.TIMINGS_FILE)).read_text())
+    # The stored notebooks are counted when the guide is written: run `course-grader instructor write`
+    # after changing a notebook (and `instructor timings` to measure the run times again).
     assert _section("timings") == instructor.timings_table(LAYOUT, measured)
-    assert len(measured) == len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
+    notebooks = ROOT / "notebooks"
+    expected = [path.relative_to(notebooks).as_posix() for path in
+                sorted(notebooks.glob("[0-9][0-9]_*.ipynb")) + sorted(notebooks.glob("bonus/[0-9][0-9]_*.ipynb"))]
+    assert sorted(measured) == sorted(expected)  # one measured run time per notebook, bonus ones too
+    assert all(set(row) == {"run_seconds"} and row["run_seconds"] > 0 for row in measured.values())
+
+
+def test_the_guide_prints_the_time_model_and_rows_for_bonus_notebooks():
+    section = _section("timings")
+    model = instructor.TIME_MODEL
+    for constant in (f"{model.prose_words_per_minute} слов в минуту", f"{model.code_lines_per_minute} непустых строк в минуту",
+                     f"{model.output_lines_per_minute} строк в минуту", f"вопрос для самопроверки: {model.quiz_minutes:g} мин",
+                     f"(`try_fill_in`): {model.fill_in_minutes:g} мин", f"исправления): {model.exercise_minutes:g} мин"):
+        assert constant in section, constant
+    for bonus in sorted((ROOT / "notebooks").glob("bonus/*.ipynb")):
+        assert f"| ↳ `bonus/{bonus.name}` (бонус) |" in section
+    totals = re.search(r"основной путь \(ноутбуки 00–\d\d\) — ≈(\d+) мин .*; с бонусными ноутбуками — ≈(\d+) мин", section)
+    assert totals and int(totals.group(1)) < int(totals.group(2))
+    rows = [line for line in section.splitlines() if line.startswith("| **`")]
+    assert sum(int(re.search(r"\*\*(\d+)\*\* \|$", row).group(1)) for row in rows) == pytest.approx(int(totals.group(1)), abs=len(rows))
+
+
+def test_the_time_model_adds_its_parts():
+    load = instructor.NotebookLoad(words=300, code_lines=20, output_lines=80, figures=1, quizzes=2, fill_ins=1,
+                                   exercises=("a", "b"))
+    minutes = instructor.notebook_minutes(load, 30, instructor.TimeModel())
+    assert minutes == {"prose": 2, "code": 2, "output": 3, "quizzes": 2, "fill_ins": 10, "exercises": 60,
+                       "run": 0.5, "total": 79.5}
+
+
+def test_a_notebook_is_counted_as_a_student_reads_it(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "bonus").mkdir(parents=True)
+    hidden = {"jupyter": {"source_hidden": True}}
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "# 04. Заголовок\n\nДва слова."},
+        {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "stream", "name": "stdout", "text": "a\nb\n"}],
+         "source": "x = 1\n\nprint(x)", "execution_count": 1},
+        {"cell_type": "code", "metadata": hidden, "outputs": [], "source": "# Проверка для CI\nassert x", "execution_count": 2},
+        {"cell_type": "code", "metadata": hidden, "outputs": [{"output_type": "display_data", "metadata": {},
+         "data": {"text/plain": "▶ Вопрос"}}], "source": 'show_quiz("04_x", "q")', "execution_count": 3},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "source": "f = try_fill_in(f, reference=g, examples=[])",
+         "execution_count": 4},
+        {"cell_type": "code", "metadata": {}, "outputs": [
+            {"output_type": "display_data", "metadata": {}, "data": {"image/png": "", "text/plain": "<Figure>"}},
+            {"output_type": "display_data", "metadata": {}, "data": {"text/markdown": "| a |\n|---|\n| 1 |", "text/plain": "<Markdown>"}},
+            {"output_type": "display_data", "metadata": {}, "data": {"text/latex": "\\begin{Verbatim}", "text/html": "<pre>",
+                                                                     "text/plain": "def f():\n    return 1"}},
+        ], "source": "show()", "execution_count": 5},
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    for path in (notebooks / "04_x.ipynb", notebooks / "bonus" / "04_y.ipynb"):
+        path.write_text(json.dumps(notebook), encoding="utf-8")
+    layout = CourseLayout(tmp_path)
+    main = instructor.notebook_load(layout, notebooks / "04_x.ipynb")
+    assert (main.words, main.code_lines, main.output_lines, main.figures, main.quizzes, main.fill_ins) == (
+        5, 2 + 1 + 1 + 2, 2 + 3, 1, 1, 1)  # the hidden cells are not read; show() displays two lines of code
+    assert main.exercises == tuple(e.name for e in EXERCISES if e.notebook == "04")
+    assert instructor.notebook_load(layout, notebooks / "bonus" / "04_y.ipynb").exercises == ()
+    assert [instructor._key(layout, path) for path in instructor._notebooks(layout)] == ["04_x.ipynb", "bonus/04_y.ipynb"]
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +123,11 @@ def test_bundle_readme_is_for_students(bundle):
         assert needed in readme, needed
     for exercise in EXERCISES:
         assert f"`exercises/{exercise.name}.py`" in readme
+    assert "notebooks/bonus/" in readme  # the bonus notebooks are named, and shipped
+    shipped = sorted(path.relative_to(bundle).as_posix() for path in (bundle / "notebooks").rglob("*.ipynb"))
+    assert shipped == sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "notebooks").rglob("*.ipynb")
+                             if ".ipynb_checkpoints" not in path.parts)
+    assert any(name.startswith("notebooks/bonus/") for name in shipped)
     for marker in release.INSTRUCTOR_ONLY:
         assert marker.lower() not in readme.lower()
     ignore = (bundle / ".gitignore").read_text(encoding="utf-8").split()

@@ -96,7 +96,10 @@ def test_a_second_run_or_a_bad_name_changes_nothing(scaffolded):
 
 def test_every_test_that_reads_the_registry_passes_in_the_copy(scaffolded):
     """What `make test` runs, restricted to the files that read the registry (and the prose caps
-    and nbval of the notebook the exercise joined): none fails on the first run."""
+    and nbval of the notebook the exercise joined): none fails on the first run. The with-solutions
+    notebook pass runs only for that notebook and its bonus notebooks: the others do not take the new
+    exercise and run in the main suite (running all 19 here doubled this run's load, and the hostile
+    catalogue's time budgets ran out beside it on 2 shared cores)."""
     course, _ = scaffolded
     here = Path(__file__).name
     files = sorted(str(path.relative_to(course)) for path in (course / "tests").glob("test_*.py")
@@ -105,6 +108,7 @@ def test_every_test_that_reads_the_registry_passes_in_the_copy(scaffolded):
     notebook = str(next((course / "notebooks").glob("04_*.ipynb")).relative_to(course))
     result = _run(course, *files, "tests/test_prose_all.py", notebook, "--nbval",
                   "--nbval-sanitize-with", "notebooks/sanitize.cfg", "-v", "-x", "-n", "2", "--dist", "loadfile",
+                  "-k", "not test_the_notebook_runs_on_the_students_code or 04",
                   "-p", "no:cacheprovider", module="pytest")  # fmt: skip
     assert result.returncode == 0 and " passed" in result.stdout, result.stdout[-4000:]
     # The generic tests really ran on the new exercise (none skipped it).

@@ -34,7 +34,7 @@ def _is_fill_in(node: ast.AST) -> bool:
 def worked_examples(folder: Path = ROOT / "notebooks") -> list[tuple[str, int, str, str]]:
     """(notebook, cell index, exercise name, source to grade) for every worked example found."""
     found = []
-    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")) + sorted(folder.glob("bonus/[0-9][0-9]_*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type != "code":
@@ -48,7 +48,8 @@ def worked_examples(folder: Path = ROOT / "notebooks") -> list[tuple[str, int, s
                     # The cell's own imports and definitions: what a student would paste into the file.
                     kept = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                                     ast.ClassDef, ast.Assign, ast.AnnAssign))]
-                    found.append((path.name, index, ENTRIES[node.name].name, ast.unparse(ast.Module(kept, []))))
+                    found.append((path.relative_to(folder).as_posix(), index, ENTRIES[node.name].name,
+                                  ast.unparse(ast.Module(kept, []))))
     return found
 
 
@@ -92,3 +93,4 @@ def test_the_contract_catches_a_worked_example_that_differs(tmp_path):
 
 def test_the_contract_sees_the_notebooks():
     assert list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), "no notebooks found"
+    assert list((ROOT / "notebooks").glob("bonus/[0-9][0-9]_*.ipynb")), "no bonus notebooks found"

@@ -64,3 +64,19 @@ def test_make_notebooks_skips_current_notebooks_and_force_runs_them(tmp_path, mo
     assert notebook_tools.main([]) == 0
     assert ran == [] and path.read_bytes() == before and "пропущен" in capsys.readouterr().out
     assert notebook_tools.main(["--force"]) == 0 and ran == ["01_x.ipynb"]
+
+
+def test_make_notebooks_runs_the_bonus_notebooks_and_takes_their_names(tmp_path, monkeypatch):
+    path = _course(tmp_path)
+    bonus = path.parent / "bonus" / "01_y.ipynb"
+    bonus.parent.mkdir()
+    bonus.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    ran = []
+    monkeypatch.setattr(notebook_tools, "NOTEBOOKS_DIR", path.parent)
+    monkeypatch.setattr(notebook_tools, "execute_notebook", lambda p: ran.append(p.relative_to(path.parent).as_posix()) or 0.1)
+    for names, expected in (([], ["01_x.ipynb", "bonus/01_y.ipynb"]), (["bonus/01_y"], ["bonus/01_y.ipynb"]),
+                            (["01_y"], ["bonus/01_y.ipynb"]), (["notebooks/bonus/01_y.ipynb"], ["bonus/01_y.ipynb"]),
+                            (["bonus"], ["bonus/01_y.ipynb"]), (["01_x"], ["01_x.ipynb"])):
+        ran.clear()
+        assert notebook_tools.main(["--force", *names]) == 0
+        assert ran == expected, names

@@ -1,4 +1,4 @@
-"""Every notebook on a model that never finishes a reply (issue 22): one clear stop, no cascade.
+"""Every notebook, main and bonus, on a model that never finishes a reply (issue 22): one clear stop, no cascade.
 
 SmolLM2-135M on llama.cpp rarely stops by itself: nearly every reply runs into MAX_OUTPUT_TOKENS.
 JupyterLab's Run All stops at the first error cell, so that first error must be the course's short
@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 
 from llamacpp_standin import LlamaCppStandIn
+from notebook_text import ALL_NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = ALL_NOTEBOOKS  # main and bonus: a bonus notebook must stop as clearly
 
 
 def load_runner():

@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from course_lib.russian import plural, plural_form
+from notebook_text import ALL_NOTEBOOKS, notebook_name
 
 ROOT = Path(__file__).resolve().parents[1]
 NOUNS = {
@@ -49,10 +50,10 @@ def _outputs(cell) -> list[str]:
     return texts
 
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = ALL_NOTEBOOKS  # main and bonus
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name[:2])
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=notebook_name)
 def test_stored_outputs_agree_in_number(path):
     notebook = nbformat.read(path, as_version=4)
     bad = [(index, snippet) for index, cell in enumerate(notebook.cells) for text in _outputs(cell)

@@ -3,6 +3,9 @@ and the window the chat runs on is built from the student's exercises (issue 17)
 
 The notebook's classes are kept identical to `course_lib/steps/window.py` by
 `tests/test_steps_match_notebooks.py`; here: the structure, the outputs and `ExerciseWindow` itself.
+The deep dives moved into two bonus notebooks (`bonus/04_provider_tokens`: the provider's count and
+the correction; `bonus/04_window_in_depth`: counting once, the reply() diff, the ChatService and
+article comparisons); every check of a moved cell follows it there (`provider`, `window` below).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_text import cell_text, lesson_text, markdown_text
+from notebook_text import NOTEBOOKS, cell_text, markdown_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "04_sliding_window.ipynb"
@@ -23,9 +26,29 @@ QUIZZES = ROOT / "course_lib" / "data" / "quizzes" / "04_sliding_window.json"
 RECORDED_ESTIMATE, RECORDED_PROMPT_TOKENS = 174, 452
 
 
+PROVIDER = NOTEBOOKS / "bonus" / "04_provider_tokens.ipynb"
+WINDOW = NOTEBOOKS / "bonus" / "04_window_in_depth.ipynb"
+
+
 @pytest.fixture(scope="module")
 def notebook():
     return nbformat.read(NOTEBOOK, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def provider():
+    return nbformat.read(PROVIDER, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def window():
+    return nbformat.read(WINDOW, as_version=4)
+
+
+@pytest.fixture(scope="module", params=[NOTEBOOK, PROVIDER, WINDOW], ids=["main", "provider", "window"])
+def each(request):
+    """Checks that hold for the main notebook and for both of its bonus notebooks."""
+    return nbformat.read(request.param, as_version=4)
 
 
 markdown = markdown_text
@@ -58,92 +81,96 @@ def headings(notebook) -> list[str]:
     r"(слегка|немного|чуть) (отлича|расход)",
     r"\bslightly\b",
 ])
-def test_provider_count_is_never_called_slightly_different(notebook, pattern):
-    assert not re.search(pattern, everything(notebook), re.IGNORECASE)
+def test_provider_count_is_never_called_slightly_different(each, pattern):
+    assert not re.search(pattern, everything(each), re.IGNORECASE)
 
 
-def test_no_timing_is_stated_in_prose(notebook):
+def test_no_timing_is_stated_in_prose(each, window):
     # Machine-dependent: printed by the cell, never written in markdown.
-    assert not re.search(r"(?<![\d.,])\d+[.,]\d+\s?(с|сек|s|мс|ms)\b", markdown(notebook))
-    timing = output_text(cell(notebook, "nb04-31b"))
+    assert not re.search(r"(?<![\d.,])\d+[.,]\d+\s?(с|сек|s|мс|ms)\b", markdown(each))
+    timing = output_text(cell(window, "nb04-31b"))
     assert len(re.findall(r"\d+\.\d+ с", timing)) == 3
 
 
-def test_one_spelling_of_the_offline_model(notebook):
-    assert not re.search(r"офлайн учебн|офлайн модел|оффлайн", everything(notebook), re.IGNORECASE)
+def test_one_spelling_of_the_offline_model(each):
+    assert not re.search(r"офлайн учебн|офлайн модел|оффлайн", everything(each), re.IGNORECASE)
 
 
-def test_no_insider_words(notebook):
-    text = markdown(notebook) + "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+def test_no_insider_words(each):
+    text = markdown(each) + "\n".join(c.source for c in each.cells if c.cell_type == "code")
     for word in ("COURSE_SPEC", "seed", "Seed", "честно"):
         assert word not in text, word
 
 
-def test_section_numbers_are_unique(notebook):
-    numbered = [re.match(r"#+ (\d+(?:\.\d+)*)\.", line) for line in headings(notebook)]
+def test_section_numbers_are_unique(each):
+    numbered = [re.match(r"##+ (\d+(?:\.\d+)*)\.", line) for line in headings(each)]
     numbers = [m.group(1) for m in numbered if m]
     assert len(numbers) == len(set(numbers)), numbers  # once: two headings «3.3»
+    top = [int(number) for number in numbers if "." not in number]
+    assert top == list(range(1, len(top) + 1)), top  # no gap where a section moved to a bonus notebook
 
 
-def test_core_path_reaches_the_window_before_any_calibration(notebook):
-    """Issue 18: count → whole turns → window → service first; provider counts are «Углубление»."""
+def test_core_path_reaches_the_window_and_the_calibration_is_a_bonus(notebook, provider):
+    """Issue 18: count → whole turns → window → service; provider counts are the bonus notebook's."""
     ids = [c.get("id") for c in notebook.cells]
-    deep = ids.index("nb04-deep")
-    assert cell(notebook, "nb04-deep").source.startswith("## Углубление (необязательно)")
     for core in ("nb04-14", "nb04-17", "nb04-24", "nb04-37c", "nb04-46"):
-        assert ids.index(core) < deep, core
-    for calibration in ("nb04-15b", "nb04-15h", "nb04-calib-sim", "nb04-15j"):
-        assert ids.index(calibration) > deep, calibration
+        assert core in ids, core
+    bonus_ids = [c.get("id") for c in provider.cells]
+    for calibration in ("nb04-deep", "nb04-15b", "nb04-15h", "nb04-calib-sim", "nb04-15j"):
+        assert calibration in bonus_ids and calibration not in ids, calibration
+    # The main notebook points to it where the estimate is first called an estimate.
+    assert "(bonus/04_provider_tokens.ipynb)" in cell(notebook, "nb04-15").source
     # The tiktoken comparison follows the sentence that promises it, with nothing in between.
-    assert ids.index("nb04-15f") == ids.index("nb04-15e") + 1
+    assert bonus_ids.index("nb04-15f") == bonus_ids.index("nb04-15e") + 1
 
 
-def test_the_article_conversation_is_described_as_it_is(notebook):
-    text = markdown(notebook)
+def test_the_article_conversation_is_described_as_it_is(notebook, window):
+    text = markdown(window)
     # Only the article's final class writes the trimmed list back; its first version builds a new list.
     assert "Первая версия класса `Conversation` отдаёт" in text and "**новый** обрезанный список" in text
     assert "Итоговая версия в конце статьи" in text
-    assert "удаляет самые старые пары user/assistant" not in text  # the old sentence said both do
+    for prose in (text, markdown(notebook)):
+        assert "удаляет самые старые пары user/assistant" not in prose  # the old sentence said both do
 
 
-def test_each_check_is_asserted_once(notebook):
-    sources = [line.strip() for c in notebook.cells if c.cell_type == "code"
+def test_each_check_is_asserted_once(each):
+    sources = [line.strip() for c in each.cells if c.cell_type == "code"
                for line in c.source.splitlines() if line.strip().startswith("assert ")]
     repeated = {line for line in sources if sources.count(line) > 1}
     assert not repeated, repeated
 
 
-def test_ci_asserts_live_in_collapsed_check_cells(notebook):
-    for c in notebook.cells:
+def test_ci_asserts_live_in_collapsed_check_cells(each):
+    for c in each.cells:
         if c.cell_type == "code" and re.search(r"^\s*assert ", c.source, re.M):
             assert c.metadata.get("jupyter", {}).get("source_hidden") is True, c.get("id")
             assert c.source.startswith("# "), c.get("id")  # a one-line Russian comment of what it guards
 
 
-def test_offline_only_checks_are_guarded(notebook):
+def test_offline_only_checks_are_guarded(notebook, provider, window):
     """Issue 22: what holds only for the offline model is not asserted on a real one."""
-    for cell_id in ("nb04-42c", "nb04-44cc", "nb04-15dc"):
-        assert 'if client.backend == "offline":' in cell(notebook, cell_id).source
+    for where, cell_id in ((notebook, "nb04-42c"), (window, "nb04-44cc"), (provider, "nb04-15dc")):
+        assert 'if client.backend == "offline":' in cell(where, cell_id).source
     # The provider ratio never divides by None or zero.
-    ratio = cell(notebook, "nb04-15d").source
+    ratio = cell(provider, "nb04-15d").source
     assert "if None in provider_counts" in ratio
     # What differs on a real model is said in the text.
-    assert "которой нет в `ExerciseWindow`" in markdown(notebook)
+    assert "которой нет в `ExerciseWindow`" in markdown(window)
 
 
-def test_the_demo_budget_follows_the_instruction_on_the_active_model(notebook):
+def test_the_demo_budget_follows_the_instruction_on_the_active_model(notebook, window):
     """The window of the notebook counts in our estimate (300); ChatService counts the provider's tokens,
     so its budget is scaled by the instruction measured on the active model (issue 22)."""
-    setup = cell(notebook, "nb04-03").source
-    assert "provider_budget = demo_budget(client, counter, developer)" in setup
-    assert "budget = OFFLINE_DEMO_BUDGET" in setup
-    assert "SlidingWindowHistory(counter, provider_budget)" in cell(notebook, "nb04-44c").source
+    for setup in (cell(notebook, "nb04-03").source, cell(window, "b04w-setup").source):
+        assert "provider_budget = demo_budget(client, counter, developer)" in setup
+        assert "budget = OFFLINE_DEMO_BUDGET" in setup
+    assert "SlidingWindowHistory(counter, provider_budget)" in cell(window, "nb04-44c").source
     out = output_text(cell(notebook, "nb04-03"))
     assert "Входной бюджет: 300 токенов" in out and "Бюджет ChatService в токенах модели: 300 токенов" in out
 
 
-def test_numbers_agree_with_nouns_in_outputs(notebook):
-    out = "\n".join(output_text(c) for c in notebook.cells if c.cell_type == "code")
+def test_numbers_agree_with_nouns_in_outputs(each):
+    out = "\n".join(output_text(c) for c in each.cells if c.cell_type == "code")
     for number, noun in re.findall(r"\b(\d+) (токен\w*|сообщени\w*|ход\w*)\b", out):
         n = int(number)
         stem = {"токен": ("токен", "токена", "токенов"), "сообщени": ("сообщение", "сообщения", "сообщений"),
@@ -157,8 +184,8 @@ def test_numbers_agree_with_nouns_in_outputs(notebook):
         assert noun == expected, f"{number} {noun}"
 
 
-def test_finished_code_is_not_called_yours(notebook):
-    text = markdown(notebook)
+def test_finished_code_is_not_called_yours(each):
+    text = markdown(each)
     for phrase in ("ваш сервис", "вашего `SessionChatService`", "ваш `WindowChatService`", "**вашем** окне",
                    "ваш `SlidingWindow`", "Теперь, когда ваш сервис"):
         assert phrase not in text, phrase
@@ -166,11 +193,11 @@ def test_finished_code_is_not_called_yours(notebook):
 
 # --- prose numbers come from the outputs ------------------------------------------------------
 
-def test_recorded_provider_numbers_and_what_they_do_to_a_budget(notebook):
-    source = cell(notebook, "nb04-15h").source
+def test_recorded_provider_numbers_and_what_they_do_to_a_budget(notebook, provider):
+    source = cell(provider, "nb04-15h").source
     assert f"RECORDED_ESTIMATE = {RECORDED_ESTIMATE}" in source
     assert f"RECORDED_PROMPT_TOKENS = {RECORDED_PROMPT_TOKENS}" in source
-    out = output_text(cell(notebook, "nb04-15h"))
+    out = output_text(cell(provider, "nb04-15h"))
     ratio = RECORDED_PROMPT_TOKENS / RECORDED_ESTIMATE
     assert f"= {ratio:.1f}" in out
     budget = f"{round(6000 * ratio, -2):,.0f}".replace(",", "\u00a0")
@@ -180,7 +207,7 @@ def test_recorded_provider_numbers_and_what_they_do_to_a_budget(notebook):
     whys = " ".join(option.get("why", "") for option in quiz["options"])
     assert f"{ratio:.1f}".replace(".", ",") in whys
     assert budget.replace("\u00a0", " ") in whys
-    assert "втрое" not in markdown(notebook)
+    assert "втрое" not in markdown(notebook) and "втрое" not in markdown(provider)
 
 
 def test_the_quiz_explains_three_plus_three_as_part_of_the_estimate():
@@ -191,20 +218,20 @@ def test_the_quiz_explains_three_plus_three_as_part_of_the_estimate():
     assert "Это верно только для моделей с тем же токенизатором" not in option["why"]
 
 
-def test_hundred_times_fewer_counts(notebook):
-    assert "в сто раз меньше подсчётов" in markdown(notebook)
-    out = output_text(cell(notebook, "nb04-33"))
+def test_hundred_times_fewer_counts(window):
+    assert "в сто раз меньше подсчётов" in markdown(window)
+    out = output_text(cell(window, "nb04-33"))
     naive, ours = (int(n) for n in re.findall(r"сообщений — (\d+)", out))
     assert naive // ours == 100
 
 
-def test_character_estimate_is_roughly_twice_tiktoken(notebook):
-    assert "примерно вдвое" in markdown(notebook)
-    table = output_text(cell(notebook, "nb04-15j"))
+def test_character_estimate_is_roughly_twice_tiktoken(provider):
+    assert "примерно вдвое" in markdown(provider)
+    table = output_text(cell(provider, "nb04-15j"))
     rows = [row.split("|")[1:-1] for row in table.splitlines()[2:] if row.startswith("|")]
     assert len(rows) == 4
     assert all(1.8 < float(row[-1]) < 2.5 for row in rows)
-    assert "2–3 символа" in markdown(notebook)
+    assert "2–3 символа" in markdown(provider)
     assert all(float(row[3]) > 3 and 2 <= float(row[4]) <= 3 for row in rows)
 
 
@@ -228,22 +255,23 @@ def test_the_window_takes_each_exercise_through_your_code_in_one_line(notebook, 
     assert f"↪ {name}: в exercises/{name}.py пока заготовка — работает версия курса." in out
 
 
-def test_no_worked_example_is_named_like_an_exercise(notebook):
+def test_no_worked_example_is_named_like_an_exercise(each):
     from course_lib.checking.catalog import EXERCISES
 
     entries = {exercise.entry for exercise in EXERCISES}
-    for c in notebook.cells:
+    for c in each.cells:
         if c.cell_type == "code":
             defined = set(re.findall(r"^(?:def|class) (\w+)", c.source, re.M))
             assert not defined & entries, (c.get("id"), defined & entries)
 
 
-def test_the_service_widget_and_library_comparison_run_on_the_exercise_window(notebook):
+def test_the_service_widget_and_library_comparison_run_on_the_exercise_window(notebook, window):
     assert "WindowChatService(client, ExerciseWindow(counter, budget))" in cell(notebook, "nb04-38").source
     panel = cell(notebook, "nb04-46").source
     assert "ChatService(client, ExerciseWindow(counter, budget), summary_service=None" in panel
     assert "chat_panel(window_chat" in panel and "probe_text=COFFEE_RECALL" in panel
-    assert "summary_service=None" in cell(notebook, "nb04-44c").source
+    assert "summary_service=None" in cell(window, "nb04-44c").source
+    assert "WindowChatService(client, ExerciseWindow(counter, budget))" in cell(window, "b04w-replay").source
 
 
 def test_the_fill_in_is_the_windows_loop(notebook):
@@ -252,11 +280,14 @@ def test_the_fill_in_is_the_windows_loop(notebook):
     assert "↪ turns_that_fit: ячейка ещё не заполнена" in output_text(cell(notebook, "nb04-20"))
 
 
-def test_reply_diff_follows_the_service(notebook):
+def test_reply_diff_follows_the_service(notebook, window):
     ids = [c.get("id") for c in notebook.cells]
-    assert ids.index("nb04-37c") < ids.index("nb04-37e") < ids.index("nb04-38") < ids.index("nb04-44c")
-    assert "unified_diff" in cell(notebook, "nb04-37e").source
-    assert "+        return WindowReply(" in output_text(cell(notebook, "nb04-37e"))
+    assert ids.index("nb04-37c") < ids.index("nb04-37f") < ids.index("nb04-38")
+    bonus_ids = [c.get("id") for c in window.cells]
+    assert bonus_ids.index("nb04-37e") < bonus_ids.index("nb04-44c")
+    assert "unified_diff" in cell(window, "nb04-37e").source
+    assert "+        return WindowReply(" in output_text(cell(window, "nb04-37e"))
+    assert "(bonus/04_window_in_depth.ipynb)" in cell(notebook, "nb04-37f").source
     assert "from course_lib.steps.sessions import SessionChatService" in cell(notebook, "nb04-06").source
 
 
@@ -383,16 +414,18 @@ def test_demo_budget_is_300_offline_and_scales_with_the_servers_count(window_mod
 
 # --- quizzes and practice ---------------------------------------------------------------------
 
-def test_quiz_cells_are_hidden_and_defined(notebook):
+def test_quiz_cells_are_hidden_and_defined(notebook, provider):
     quizzes = json.loads(QUIZZES.read_text("utf-8"))
-    used = []
-    for c in notebook.cells:
-        match = re.fullmatch(r'show_quiz\("04_sliding_window", "([a-z0-9-]+)"\)', c.source.strip())
-        if match:
-            assert c.metadata.get("jupyter", {}).get("source_hidden") is True
-            used.append(match.group(1))
-    assert "Quiz(" not in everything(notebook)
+    used = {}
+    for where, nb in (("main", notebook), ("provider", provider)):
+        for c in nb.cells:
+            match = re.fullmatch(r'show_quiz\("04_sliding_window", "([a-z0-9-]+)"\)', c.source.strip())
+            if match:
+                assert c.metadata.get("jupyter", {}).get("source_hidden") is True
+                used[match.group(1)] = where
+        assert "Quiz(" not in everything(nb)
     assert set(used) == set(quizzes)
+    assert used["provider-tokenizer"] == "provider"  # the quiz follows the section it asks about
 
 
 @pytest.mark.parametrize("name", ["count_message_tokens", "split_into_turns", "select_recent_turns"])
@@ -413,10 +446,6 @@ def test_ends_with_recap_and_practice(notebook):
     assert sections[-2:] == ["## Итоги", "## Практика"]
 
 
-def test_markdown_stays_under_the_word_limit(notebook):
-    assert len(re.findall(r"\S+", lesson_text(notebook))) <= 2500
-
-
 # --- second read (issue 18 review) --------------------------------------------------------------
 
 def test_window_chat_service_is_not_said_to_replace_only_reply(notebook):
@@ -434,15 +463,15 @@ def test_the_instruction_is_one_size_everywhere(notebook):
     assert setup == window.group(1) == by_hand
 
 
-def test_no_pointer_to_files_the_student_bundle_lacks(notebook):
+def test_no_pointer_to_files_the_student_bundle_lacks(each):
     # benchmarks/ is not in the student bundle (grader/release.py), so `make bench` fails there.
     from grader.release import TOP_LEVEL_DIRS
 
     assert "benchmarks" not in TOP_LEVEL_DIRS
-    assert "benchmarks/" not in markdown(notebook) and "make bench" not in markdown(notebook)
+    assert "benchmarks/" not in markdown(each) and "make bench" not in markdown(each)
 
 
-def test_one_word_for_a_message_in_outputs_and_prose(notebook):
+def test_one_word_for_a_message_in_outputs_and_prose(each):
     # Glossary: «сообщение», never «реплика» (outside the library's prompts).
-    assert not re.search(r"реплик", markdown(notebook) + "\n".join(
-        output_text(c) for c in notebook.cells if c.cell_type == "code"), re.IGNORECASE)
+    assert not re.search(r"реплик", markdown(each) + "\n".join(
+        output_text(c) for c in each.cells if c.cell_type == "code"), re.IGNORECASE)

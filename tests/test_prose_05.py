@@ -3,6 +3,12 @@ and the summarizer is fed by the student's `build_summary_source` (issue 17).
 
 The notebook's classes are kept identical to `course_lib/steps/summary.py` by
 `tests/test_steps_match_notebooks.py`; here: the structure, the outputs and `HistorySummarizer` itself.
+
+Sections moved into two bonus notebooks (issue 29): `bonus/05_summary_settings` (prompt versions, the
+length cap, a separate summary model, the picture by turns, K, the threshold) and
+`bonus/05_summary_failures_and_tags` (the summarizer's checks at work, the reply() diff, failures while
+compressing, tags as a defence). A check of a moved cell reads it where it is now (`everywhere`: the
+main notebook and both bonus notebooks, whose cell ids are distinct).
 """
 
 from __future__ import annotations
@@ -13,16 +19,25 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_text import all_output_text, lesson_text, markdown_text, stream_text
+from notebook_text import all_output_text, load_cells, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_summary.ipynb"
 QUIZ_FILE = ROOT / "course_lib" / "data" / "quizzes" / "05_summary.json"
 
 
+BONUS = ("bonus/05_summary_settings", "bonus/05_summary_failures_and_tags")
+
+
 @pytest.fixture(scope="module")
 def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
+
+
+@pytest.fixture(scope="module")
+def everywhere(cells):
+    """The main notebook's cells, then its bonus notebooks' (a moved cell keeps its id)."""
+    return cells + [cell for stem in BONUS for cell in load_cells(stem)]
 
 
 markdown = markdown_text
@@ -40,27 +55,27 @@ def code(cells) -> str:
 # --- issue 9 §2: the false sentences of 05 ------------------------------------------------------
 
 
-def test_the_request_is_not_drawn_as_summary_plus_recent_turns_for_every_turn(cells):
-    text = markdown(cells)
+def test_the_request_is_not_drawn_as_summary_plus_recent_turns_for_every_turn(everywhere):
+    text = markdown(everywhere)
     assert "несколько свежих точных ходов" not in text
     assert "ход со сжатием" in text and "ни одного" in text
 
 
-def test_the_reason_for_summarizing_all_messages_is_not_backwards(cells):
-    text = markdown(cells)
+def test_the_reason_for_summarizing_all_messages_is_not_backwards(everywhere):
+    text = markdown(everywhere)
     assert "иначе как раз они и не попали" not in text
     assert "уходит каждое\nсохранённое сообщение" in text or "уходит каждое сохранённое сообщение" in text
 
 
-def test_the_injection_check_claims_only_what_it_checks(cells):
-    text = markdown(cells)
+def test_the_injection_check_claims_only_what_it_checks(everywhere):
+    text = markdown(everywhere)
     assert "не стала инструкцией" not in text
     assert "**структуру** запроса" in text
     assert "**не** говорит, что модель не последует команде" in text
 
 
-def test_tags_are_not_called_a_defence_by_themselves(cells):
-    text = markdown(cells)
+def test_tags_are_not_called_a_defence_by_themselves(everywhere):
+    text = markdown(everywhere)
     assert "Теги сами по себе — не защита" in text
     for layer in ("**роль**", "**правило в инструкции**", "**проверка результата**", "**минимум полномочий**"):
         assert layer in text
@@ -69,8 +84,8 @@ def test_tags_are_not_called_a_defence_by_themselves(cells):
 # --- issue 18: 05's listed false sentences -----------------------------------------------------
 
 
-def test_a_late_threshold_is_over_the_courses_budget_not_the_context_window(cells):
-    text = markdown(cells)
+def test_a_late_threshold_is_over_the_courses_budget_not_the_context_window(everywhere):
+    text = markdown(everywhere)
     assert "запрос уже не влезает в контекст" not in text
     assert "за входной бюджет\nкурса (не за контекстное окно модели" in text or \
            "за входной бюджет курса (не за контекстное окно модели" in text
@@ -90,7 +105,9 @@ def test_the_tags_quiz_does_not_call_role_priority_a_guarantee():
     assert any("ниже developer-инструкции" in o["text"] and not o["correct"] for o in quiz["options"])
 
 
-def test_no_insider_words_and_one_word_for_summary(cells):
+@pytest.mark.parametrize("stem", ["05_summary", *BONUS])
+def test_no_insider_words_and_one_word_for_summary(stem):
+    cells = load_cells(stem)
     text = markdown(cells)
     for word in ("seed", "Seed", "COURSE_SPEC", "честно", "Честно", "резюме", "саммари"):
         assert word not in text, word
@@ -102,8 +119,8 @@ def test_no_insider_words_and_one_word_for_summary(cells):
     assert prose.count("summary") <= 1, re.findall(r".{30}summary.{30}", prose)
 
 
-def test_one_spelling_of_the_offline_model(cells):
-    text = markdown(cells).lower()
+def test_one_spelling_of_the_offline_model(everywhere):
+    text = markdown(everywhere).lower()
     for wrong in ("офлайн модель", "офлайн учебн", "оффлайн"):
         assert wrong not in text
 
@@ -118,12 +135,12 @@ def test_the_budget_follows_the_instruction_on_the_active_model(cells):
     assert "Входной бюджет: 300 токенов" in stdout(code_cell(cells, "nb05-03"))
 
 
-def test_no_timing_in_prose(cells):
-    assert not re.search(r"\d+[.,]\d+\s?(?:с|мс|s|ms)\b", markdown(cells))
+def test_no_timing_in_prose(everywhere):
+    assert not re.search(r"\d+[.,]\d+\s?(?:с|мс|s|ms)\b", markdown(everywhere))
 
 
-def test_caps_and_thresholds_are_named_by_code_not_prose(cells):
-    text = markdown(cells)
+def test_caps_and_thresholds_are_named_by_code_not_prose(everywhere):
+    text = markdown(everywhere)
     assert "`CAPS`" in text and "`THRESHOLDS`" in text
     for number in ("600 / 120 / 60", "порог 150", "порог 400"):
         assert number not in text
@@ -132,20 +149,20 @@ def test_caps_and_thresholds_are_named_by_code_not_prose(cells):
 # --- outputs ---------------------------------------------------------------------------------------
 
 
-def test_summaries_are_never_cut_short_in_outputs(cells):
-    for line in all_output_text(cells).splitlines():
+def test_summaries_are_never_cut_short_in_outputs(everywhere):
+    for line in all_output_text(everywhere).splitlines():
         if "conversation_summary" in line or "Сводка" in line:
             assert not line.rstrip().endswith("…"), line
 
 
-def test_the_compression_turn_is_shown_message_by_message(cells):
-    out = stdout(code_cell(cells, "nb05-35b"))
+def test_the_compression_turn_is_shown_message_by_message(everywhere):
+    out = stdout(code_cell(everywhere, "nb05-35b"))
     assert "свёрнуто в сводку" in out and "Запрос к модели:" in out
     assert "дословно" not in out.split("Запрос к модели:")[1].replace("в запросе дословно", "")
 
 
-def test_k_section_shows_the_question_lost_and_kept(cells):
-    out = stdout(code_cell(cells, "nb05-k"))
+def test_k_section_shows_the_question_lost_and_kept(everywhere):
+    out = stdout(code_cell(everywhere, "nb05-k"))
     k0, k1 = out.split("K = 1")
     assert "Прислать курьера" not in k0.split("Запрос к модели:")[1].split("Ответ модели")[0]
     assert "не вижу вопроса" in k0
@@ -153,16 +170,16 @@ def test_k_section_shows_the_question_lost_and_kept(cells):
     assert "договорились" in k1
 
 
-def test_the_summary_model_of_each_request_is_shown(cells):
-    out = stdout(code_cell(cells, "nb05-model"))
+def test_the_summary_model_of_each_request_is_shown(everywhere):
+    out = stdout(code_cell(everywhere, "nb05-model"))
     assert "сводка: model = gpt-4.1-mini" in out and "ответ клиенту: model = gpt-4.1" in out
 
 
-def test_the_picture_marks_compressions_and_what_each_summary_folded(cells):
-    picture = code_cell(cells, "nb05-picture")
+def test_the_picture_marks_compressions_and_what_each_summary_folded(everywhere):
+    picture = code_cell(everywhere, "nb05-picture")
     assert any("image/png" in output.get("data", {}) for output in picture.outputs)
     assert "ход со сжатием" in picture.source and "сводка ходов 1–" in picture.source
-    assert code_cell(cells, "nb05-picturec").metadata["jupyter"]["source_hidden"] is True
+    assert code_cell(everywhere, "nb05-picturec").metadata["jupyter"]["source_hidden"] is True
 
 
 def test_the_chat_panel_runs_on_a_service_with_summaries(cells):
@@ -174,13 +191,13 @@ def test_the_chat_panel_runs_on_a_service_with_summaries(cells):
 # --- the student's code feeds the summarizer (issue 17) ------------------------------------------
 
 
-def test_the_summarizer_takes_build_summary_source_through_your_code(cells):
+def test_the_summarizer_takes_build_summary_source_through_your_code(cells, everywhere):
     lines = [line for line in code(cells).splitlines() if line.startswith("build_summary_source = ")]
     assert lines == ['build_summary_source = your_code("build_summary_source")']
     assert "↪ build_summary_source: в exercises/build_summary_source.py пока заготовка" in stdout(
         code_cell(cells, "nb05-11"))
     # Every chat with summaries in the notebook runs on HistorySummarizer, i.e. on the student's function.
-    assert "ConversationSummaryService(client))" not in code(cells)
+    assert "ConversationSummaryService(client))" not in code(everywhere)
 
 
 def test_the_fill_in_is_the_compress_then_commit_step(cells):
@@ -195,18 +212,18 @@ def test_the_fill_in_is_the_compress_then_commit_step(cells):
     assert "session.messages" not in code(cells)
 
 
-def test_offline_only_checks_are_guarded_and_ci_asserts_are_collapsed(cells):
-    for cell in cells:
+def test_offline_only_checks_are_guarded_and_ci_asserts_are_collapsed(everywhere):
+    for cell in everywhere:
         if cell.cell_type == "code" and re.search(r"^\s*assert ", cell.source, re.M):
             assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.get("id")
             assert cell.source.startswith("# "), cell.get("id")
     for cell_id in ("nb05-16c", "nb05-19c", "nb05-37c", "nb05-42c", "nb05-44bc"):
-        assert 'if client.backend == "offline":' in code_cell(cells, cell_id).source
+        assert 'if client.backend == "offline":' in code_cell(everywhere, cell_id).source
 
 
-def test_rolling_compress_is_practised_in_06_not_here(cells):
-    assert 'check("rolling_compress")' not in code(cells)
-    assert "rolling_compress" not in markdown(cells)
+def test_rolling_compress_is_practised_in_06_not_here(everywhere):
+    assert 'check("rolling_compress")' not in code(everywhere)
+    assert "rolling_compress" not in markdown(everywhere)
     registry = json.loads((ROOT / "course_lib" / "checking" / "exercises.json").read_text("utf-8"))
     entry = next(e for e in registry["exercises"] if e["name"] == "rolling_compress")
     assert entry["notebook"] == "06"
@@ -279,10 +296,10 @@ def test_commit_state_keeps_the_plan_and_adds_the_turn():
 # --- quizzes and practice ------------------------------------------------------------------------
 
 
-def test_quiz_cells_are_hidden_one_liners_backed_by_the_json(cells):
+def test_quiz_cells_are_hidden_one_liners_backed_by_the_json(everywhere):
     quizzes = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))
     ids = []
-    for cell in cells:
+    for cell in everywhere:
         if cell.cell_type == "code" and "show_quiz(" in cell.source and "import" not in cell.source:
             match = re.fullmatch(r'show_quiz\("05_summary", "([a-z0-9-]+)"\)', cell.source.strip())
             assert match, cell.source
@@ -304,20 +321,17 @@ def test_practice_links_checks_and_hand_in(cells):
     assert headings.index("## Итоги") < headings.index("## Практика")
 
 
-def test_no_exercise_solution_before_the_exercise(cells):
-    source = code(cells)
+def test_no_exercise_solution_before_the_exercise(everywhere):
+    source = code(everywhere)
     assert "def build_summary_source" not in source and "def rolling_compress" not in source
     assert "is_summary" not in source
-
-
-def test_markdown_stays_under_the_word_limit(cells):
-    assert len(re.findall(r"\S+", lesson_text(cells))) <= 2500
 
 
 # --- second read (issue 18 review) --------------------------------------------------------------
 
 
 def test_the_comparison_with_chat_service_is_not_said_to_run_offline(cells):
+    # Stays in the main notebook: it checks the student's fill-in against ChatService.
     # The cell runs on `client` (a real model when a key is set); only the agreement is offline-only.
     text = code_cell(cells, "nb05-37md").source
     assert "Сравниваем при офлайн-модели" not in text
@@ -325,13 +339,13 @@ def test_the_comparison_with_chat_service_is_not_said_to_run_offline(cells):
     assert "ChatService(client" in code_cell(cells, "nb05-35").source
 
 
-def test_the_result_check_layer_says_what_validate_reply_checks(cells):
+def test_the_result_check_layer_says_what_validate_reply_checks(everywhere):
     # validate_reply checks that the reply finished and is not empty: not its content.
-    text = markdown(cells)
+    text = markdown(everywhere)
     assert "приложение проверяет ответ, прежде чем его принять" not in text
     assert "`validate_reply`" in text and "закончен и не пуст" in text
 
 
-def test_the_required_part_error_names_tokens(cells):
-    out = stdout(code_cell(cells, "nb05-23"))
+def test_the_required_part_error_names_tokens(everywhere):
+    out = stdout(code_cell(everywhere, "nb05-23"))
     assert re.search(r"нужно \d+ токен\w*, бюджет \d+", out), out

@@ -1,6 +1,7 @@
 """Notebook 08's prose: numbers come from the code they describe, the student's functions run the
 memory, facts come back after a kernel restart, recall hits show both sides, quizzes, practice and
-the hand-in text are wired."""
+the hand-in text are wired. Extraction in the background (1.7) and the benchmark (4) moved into
+`bonus/08_extraction_and_bench.ipynb` (issue 29): their checks read it (`bonus`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from course_lib.memory import LongTermMemory
 from course_lib.memory.facts import MAX_FACTS_PER_EXTRACTION, MAX_VALUE_CHARS
 from course_lib.memory.store import PREFIX_CHARS
 from course_lib.memory_bench import SCRIPT
-from notebook_text import all_output_text, cell_by_id, hidden_check_cells, index_of, markdown_text, stream_text
+from notebook_text import all_output_text, cell_by_id, hidden_check_cells, index_of, load_cells, markdown_text, stream_text
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "08_long_term_memory"
@@ -30,17 +31,22 @@ def cells():
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
+@pytest.fixture(scope="module")
+def bonus():
+    return load_cells("bonus/08_extraction_and_bench")
+
+
 cell, index = cell_by_id, index_of
 
 
-def test_outputs_hold_no_temporary_paths_or_random_ids(cells):
-    text = all_output_text(cells)
+def test_outputs_hold_no_temporary_paths_or_random_ids(cells, bonus):
+    text = all_output_text(cells + bonus)
     assert "/tmp" not in text and str(ROOT) not in text
     assert not re.search(r"\b[0-9a-f]{32}\b", text)
 
 
-def test_no_exercise_solution_in_the_notebook(cells):
-    source = "\n".join(c.source for c in cells if c.cell_type == "code")
+def test_no_exercise_solution_in_the_notebook(cells, bonus):
+    source = "\n".join(c.source for c in cells + bonus if c.cell_type == "code")
     for name in ("merge_facts", "select_memories", "build_memory_message"):
         assert f"def {name}(" not in source
 
@@ -103,14 +109,16 @@ def test_prefix_length_in_prose(cells):
     assert PREFIX_CHARS == 5 and "по первым пяти буквам" in cell(cells, "nb08-recall-md").source
 
 
-def test_benchmark_story_matches_the_script(cells):
+def test_benchmark_story_matches_the_script(bonus):
+    cells = bonus
     anna = {step.session for step in SCRIPT if step.user == "anna"}
     boris = {step.session for step in SCRIPT if step.user == "boris"}
     text = cell(cells, "nb08-bench-md").source
     assert f"в {WORDS[len(anna)]} сессиях" in text and f"— в {WORDS[len(boris)]}" in text
 
 
-def test_the_15_percent_target_is_explained_before_it_is_checked(cells):
+def test_the_15_percent_target_is_explained_before_it_is_checked(bonus):
+    cells = bonus
     explained = index(cells, "nb08-bench-md")
     checked = index(cells, "nb08-bench-check")
     assert explained < checked
@@ -137,19 +145,19 @@ def test_recall_hits_show_both_sides_and_the_prose_matches(cells):
 # --- issue 22: checks that hold only offline are not asserted on a real model ---------------------------
 
 
-def test_checks_for_ci_are_hidden_and_model_words_are_checked_only_offline(cells):
-    assert hidden_check_cells(cells)
-    modes = cell(cells, "nb08-modes-check").source
+def test_checks_for_ci_are_hidden_and_model_words_are_checked_only_offline(cells, bonus):
+    assert hidden_check_cells(cells) and hidden_check_cells(bonus)
+    modes = cell(bonus, "nb08-modes-check").source
     assert "if OFFLINE:\n    assert sync[0]" in modes and "sync[1:] == background[1:]" in modes
 
 
 # --- quizzes and practice ----------------------------------------------------------------------------
 
 
-def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells):
+def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells, bonus):
     quizzes = json.loads(QUIZ_FILE.read_text(encoding="utf-8"))
     used = []
-    for code_cell in cells:
+    for code_cell in cells + bonus:
         if code_cell.cell_type == "code" and code_cell.source.startswith("show_quiz("):
             match = re.fullmatch(rf'show_quiz\("{STEM}", "([a-z0-9-]+)"\)', code_cell.source.strip())
             assert match, code_cell.source
@@ -177,6 +185,12 @@ def test_forget_prose_says_which_sessions_are_deleted(cells):
     prose = cell(cells, "nb08-forget2-md").source
     assert "в которых он писал" not in prose  # forget_user deletes the sessions the user owns
     assert "сессии, которые он начал" in prose
+
+
+def test_the_bonus_notebook_keeps_its_files_apart(cells, bonus):
+    # Its own folder: notebook 08 empties .course-data/notebook-08/ when its chat starts.
+    assert 'notebook_data_dir("08-bonus")' in cell(bonus, "b08-setup").source
+    assert 'remove_notebook_data("08-bonus")' in bonus[-1].source and "Необязательно" in bonus[-1].source
 
 
 def test_the_article_is_cited_as_the_one_from_notebook_04(cells):

@@ -24,9 +24,10 @@ from course_lib.quizzes import (
     show_quiz,
 )
 from course_lib.widgets import Quiz
+from notebook_text import BONUS_NOTEBOOKS, bonus_of, main_of
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))  # the main ones; bonus ones are in bonus/
 ALL = [(stem, quiz_id) for stem, questions in all_quizzes().items() for quiz_id in questions]
 
 
@@ -156,21 +157,30 @@ def show_quiz_calls(source: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
 def test_notebook_quizzes_come_from_data_files_with_hidden_source(path):
+    # A main notebook's quiz file covers its bonus notebooks too: a quiz about a section that moved
+    # into `notebooks/bonus/NN_*.ipynb` is shown there, under the main notebook's name.
     known = load_quizzes(path.stem)
     used = []
-    for index, cell, source in code_cells(path):
-        assert "Quiz(" not in source, f"ячейка {index}: Quiz(...) прямо в ноутбуке — используйте show_quiz()"
-        if "show_quiz(" not in source:
-            continue
-        assert cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") is True, (
-            f"ячейка {index}: у ячейки с show_quiz() должен быть metadata.jupyter.source_hidden = true"
-        )
-        for stem, quiz_id in show_quiz_calls(source):
-            assert stem == path.stem, f"ячейка {index}: вопрос из чужого ноутбука {stem}"
-            assert quiz_id in known, f"ячейка {index}: нет вопроса {quiz_id}"
-            used.append(quiz_id)
+    for shown_in in [path, *bonus_of(path)]:
+        for index, cell, source in code_cells(shown_in):
+            where = f"{shown_in.name}, ячейка {index}"
+            assert "Quiz(" not in source, f"{where}: Quiz(...) прямо в ноутбуке — используйте show_quiz()"
+            if "show_quiz(" not in source:
+                continue
+            assert cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") is True, (
+                f"{where}: у ячейки с show_quiz() должен быть metadata.jupyter.source_hidden = true"
+            )
+            for stem, quiz_id in show_quiz_calls(source):
+                assert stem == path.stem, f"{where}: вопрос из чужого ноутбука {stem}"
+                assert quiz_id in known, f"{where}: нет вопроса {quiz_id}"
+                used.append(quiz_id)
     assert used, "в ноутбуке нет ни одного вопроса для самопроверки"
     assert sorted(used) == sorted(known), "каждый вопрос из файла показан ровно один раз"
+
+
+def test_every_bonus_notebook_belongs_to_a_main_notebook():
+    for bonus in BONUS_NOTEBOOKS:
+        assert main_of(bonus) in NOTEBOOKS, bonus.name
 
 
 # --- No tells (issue 18): length and feedback must not give the answer away -----------------------

@@ -162,11 +162,13 @@ def test_the_table_names_every_step_module():
 
 @pytest.mark.parametrize("name", WRITTEN_ONCE_IN_01)
 def test_helpers_from_01_are_not_retyped_in_later_notebooks(name):
+    stems = [path.relative_to(NOTEBOOKS).with_suffix("").as_posix()  # bonus ones as bonus/NN_name
+             for path in sorted(NOTEBOOKS.glob("*.ipynb")) + sorted(NOTEBOOKS.glob("bonus/*.ipynb"))]
     retyped = [
-        f"{path.stem}, cell {index}"
-        for path in sorted(NOTEBOOKS.glob("*.ipynb"))
-        if path.stem != "01_stateless_call"
-        for index, _ in definitions_in(path.stem, name)
+        f"{stem}, cell {index}"
+        for stem in stems
+        if stem != "01_stateless_call"
+        for index, _ in definitions_in(stem, name)
     ]
     assert not retyped, f"{name} is written in 01 and lives in course_lib.steps.common; import it instead: {retyped}"
 
