@@ -57,7 +57,13 @@ from grader.report import (
     write_text,
 )
 from course_lib.checking.results import CaseResult, ExerciseResult
-from course_lib.checking.runner import PendingExercise, SubmissionChild, finish_exercise, start_exercise
+from course_lib.checking.runner import (
+    PendingExercise,
+    SubmissionChild,
+    SubmissionClock,
+    finish_exercise,
+    start_exercise,
+)
 from course_lib.checking.safetext import one_line, shown
 from grader.similarity import copies_course_version, course_version_prints
 from course_lib.checking.sandbox import Limits, SandboxError, detect_tier, selftest
@@ -299,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         """One worker, one submission, its exercises one after another."""
         nonlocal failed_internally
         begun = time.monotonic()
-        deadline = begun + limits.submission_seconds
+        deadline = SubmissionClock(limits.submission_seconds)
         submission = Submission.open(folders[index], layout)
         # A hand-in that cannot be opened at all (a damaged zip, over a limit) says why once, at the
         # top of feedback and in grades.csv's details, not only inside every exercise's section.

@@ -93,3 +93,16 @@ def test_a_loaded_cpu_costs_no_points_and_a_hang_still_fails():
     assert points == 0 and categories == ["not_run", "timeout"]
     # Each of the two waits lasts at most its timeout plus 3 timeouts of starvation.
     assert took < 2 * (1 + 3) * LIMITS.case_timeout + 5, took
+
+
+def test_a_loaded_cpu_does_not_exhaust_the_exercise_budget():
+    # A solution that hangs on one case and answers the others (tests/hostile/partial_loop). The
+    # hang is tried twice; on a loaded CPU each wait is stretched by the run-queue delay, and the
+    # exercise's budget is given the same time back, so the other cases still run and score.
+    source = (ROOT / "tests" / "hostile" / "partial_loop" / "commit_turn.py").read_text(encoding="utf-8")
+    limits = Limits(case_timeout=LIMITS.case_timeout, exercise_seconds=4 * LIMITS.case_timeout)
+    idle = _score(source, limits)
+    assert idle[1] == ["timeout"], idle
+    with _one_busy_cpu():
+        loaded = _score(source, limits)
+    assert loaded == idle, f"idle: {idle}, loaded: {loaded}"

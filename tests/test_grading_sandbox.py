@@ -158,7 +158,7 @@ def test_only_inputs_are_ever_sent_to_the_child(monkeypatch):
     frames = [json.loads(text) for text in sent]
     everything = "\n".join(sent)
     for frame in frames:
-        assert "expect" not in json.dumps(frame) or frame.get("type") == "end"
+        assert '"expect":' not in json.dumps(frame) or frame.get("type") == "end"  # a key, not a word of the source
     assert '"args_after"' not in everything and '"hint"' not in everything
     leaked = [text for text in secrets if text and json.dumps(text, ensure_ascii=False) in everything]
     assert leaked == []

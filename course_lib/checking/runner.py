@@ -13,6 +13,8 @@ Wall-clock limits: each call (`case_timeout`), each import (`import_timeout`), a
 (`exercise_seconds`, restarts included) and, through `deadline`, all of one submission
 (`submission_seconds`, set by the caller). The budgets stop a solution that stays just under the
 per-call limits on every case; what is left is reported as "exercise_budget"/"submission_budget".
+Like each wait, a budget counts the child's own time: the run-queue delay a wait was stretched by
+(`ChildSession.recv`) is given back to the budget, so a loaded machine does not exhaust it.
 
 Every frame from the child is untrusted: `judge` validates its exact shape and compares the decoded
 values with the expectation, which never left this process.
@@ -76,27 +78,53 @@ def _gone_failure(gone: ChildGone) -> Failure:
     return Failure(*_exit_description(gone.exit_code))
 
 
-class _Budget:
-    """The earlier of the exercise's and the submission's wall-clock deadlines."""
+class SubmissionClock:
+    """The wall-clock deadline of one whole submission, shared by its exercises.
 
-    def __init__(self, limits: Limits, submission_deadline: float | None) -> None:
-        exercise_deadline = time.monotonic() + limits.exercise_seconds
-        if submission_deadline is not None and submission_deadline < exercise_deadline:
-            self.deadline, self.kind = submission_deadline, "submission_budget"
-            self.seconds = limits.submission_seconds
-        else:
-            self.deadline, self.kind = exercise_deadline, "exercise_budget"
-            self.seconds = limits.exercise_seconds
+    Like each wait, it counts the child's own time: the run-queue delay any wait of the submission
+    was stretched by is given back (`give_back`), so a loaded machine does not exhaust it.
+    """
+
+    def __init__(self, seconds: float, *, deadline: float | None = None) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds if deadline is None else deadline
+
+    def give_back(self, starved: float) -> None:
+        self.deadline += starved
+
+
+class _Budget:
+    """The earlier of the exercise's and the submission's deadlines."""
+
+    def __init__(self, limits: Limits, submission: SubmissionClock | float | None) -> None:
+        self.exercise_deadline = time.monotonic() + limits.exercise_seconds
+        self.exercise_seconds = limits.exercise_seconds
+        if isinstance(submission, (int, float)):  # a bare deadline, as callers gave it before
+            submission = SubmissionClock(limits.submission_seconds, deadline=float(submission))
+        self.submission = submission
         self._paused_at: float | None = None
 
+    @property
+    def kind(self) -> str:
+        if self.submission is not None and self.submission.deadline < self.exercise_deadline:
+            return "submission_budget"
+        return "exercise_budget"
+
+    @property
+    def deadline(self) -> float:
+        if self.kind == "submission_budget":
+            return self.submission.deadline  # type: ignore[union-attr]
+        return self.exercise_deadline
+
     def pause(self) -> None:
-        """Stop the exercise's clock while other exercises run (its deadline moves on resume)."""
+        """Stop the exercise's clock while other exercises run (its deadline moves on resume);
+        the submission's clock goes on."""
         self._paused_at = time.monotonic()
 
     def resume(self) -> None:
         paused_at = self._paused_at
-        if paused_at is not None and self.kind == "exercise_budget":
-            self.deadline += time.monotonic() - paused_at
+        if paused_at is not None:
+            self.exercise_deadline += time.monotonic() - paused_at
         self._paused_at = None
 
     def wait(self, limit: float) -> tuple[float, bool]:
@@ -104,9 +132,19 @@ class _Budget:
         remaining = self.deadline - time.monotonic()
         return (max(remaining, 0.0), True) if remaining <= limit else (limit, False)
 
+    def give_back(self, starved: float) -> None:
+        """Move both deadlines by the run-queue delay a wait was extended by: like each call's limit,
+        the budgets count the child's own time, so a loaded machine does not exhaust them (a hang
+        accrues no such delay and still does)."""
+        self.exercise_deadline += starved
+        if self.submission is not None:
+            self.submission.give_back(starved)
+
     def failure(self) -> Failure:
-        where = "упражнение" if self.kind == "exercise_budget" else "всю работу"
-        return Failure(self.kind, f"исчерпан общий лимит времени на {where} ({self.seconds:g} с)")
+        kind = self.kind
+        where = "упражнение" if kind == "exercise_budget" else "всю работу"
+        seconds = self.exercise_seconds if kind == "exercise_budget" else self.submission.seconds  # type: ignore[union-attr]
+        return Failure(kind, f"исчерпан общий лимит времени на {where} ({seconds:g} с)")
 
 
 class SubmissionChild:
@@ -195,6 +233,13 @@ class _ExerciseRun:
     def _drop_session(self, kill: bool) -> None:
         self.child.drop(kill)
 
+    def _recv(self, session: ChildSession, wait: float) -> dict:
+        before = session.starved_total
+        try:
+            return session.recv(wait)
+        finally:
+            self.budget.give_back(session.starved_total - before)
+
     def _start(self) -> Failure | None:
         """Import this exercise in the submission's child (a fresh child if there is none)."""
         wait, by_budget = self.budget.wait(self.limits.import_timeout)
@@ -213,7 +258,7 @@ class _ExerciseRun:
                 session.send({"type": "import", "module": self.exercise.name})
             except ChildGone:
                 pass  # recv() reports the exit
-            frame = session.recv(wait)
+            frame = self._recv(session, wait)
         except ChildTimeout:
             self._drop_session(kill=True)
             if by_budget:
@@ -288,7 +333,7 @@ class _ExerciseRun:
             for position, index in enumerate(pending):
                 wait, by_budget = self.budget.wait(self.limits.case_timeout)
                 try:
-                    frame = session.recv(wait)
+                    frame = self._recv(session, wait)
                 except ChildTimeout:
                     self._drop_session(kill=True)
                     if by_budget:
@@ -322,7 +367,7 @@ class _ExerciseRun:
             else:
                 pending = []
                 try:
-                    done = session.recv(min(self.limits.case_timeout, self.budget.wait(1e9)[0]))
+                    done = self._recv(session, min(self.limits.case_timeout, self.budget.wait(1e9)[0]))
                     if done.get("type") != "batch_done" or done.get("changed") is not False:
                         # A file that rebound builtins or a shared module's names (or imported one):
                         # the next exercise must not meet that, it gets a fresh child.
@@ -352,7 +397,7 @@ def start_exercise(
     limits: Limits,
     hide: Sequence[str] = (),
     source_failure: Failure | None = None,
-    deadline: float | None = None,
+    deadline: SubmissionClock | float | None = None,
     flags: tuple[str, ...] = (),
     child: SubmissionChild | None = None,
 ) -> PendingExercise:
@@ -442,12 +487,13 @@ def run_exercise(
     limits: Limits,
     hide: Sequence[str] = (),
     source_failure: Failure | None = None,
-    deadline: float | None = None,
+    deadline: SubmissionClock | float | None = None,
     flags: tuple[str, ...] = (),
 ) -> ExerciseResult:
     """Run every phase's cases against `source` and judge them; never raises for student errors.
 
-    `deadline` (time.monotonic()) is the submission's; phase 0 is public, later phases hidden.
+    `deadline` is the submission's (a `SubmissionClock`, or a bare time.monotonic() deadline);
+    phase 0 is public, later phases hidden.
     One exercise alone, in one child; a grader with several uses one `SubmissionChild` for all,
     `start_exercise` for each, then `finish_exercise` for each.
     """

@@ -414,6 +414,8 @@ class ChildSession:
         except (AttributeError, OSError):
             self._pidfd = None  # older kernels: poll with waitid()
         self._run_queue = run_queue.RunQueue(self.process.pid)  # its session: start_new_session
+        self.starved_total = 0.0
+        """Seconds of run-queue delay `recv` has added to its waits so far (see `recv`)."""
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._result_r, selectors.EVENT_READ, "result")
         self._selector.register(self._out_r, selectors.EVENT_READ, "out")
@@ -472,6 +474,7 @@ class ChildSession:
                     raise ChildTimeout
                 deadline += starved
                 extended += starved
+                self.starved_total += starved  # the runner gives the same back to the exercise's budget
                 continue
             for key, _ in self._selector.select(remaining):
                 if key.data == "out":
