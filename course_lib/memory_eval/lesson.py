@@ -15,7 +15,7 @@ from course_lib.memory_eval.harness import StrategyResult, request_text
 from course_lib.memory_eval.report import number, percent
 from course_lib.memory_eval.scoring import evidence_present
 from course_lib.memory_eval.strategies import TITLES as TITLES_OF
-from course_lib.russian import plural
+from course_lib.russian import plural, plural_form
 
 SESSIONS = ("сессия", "сессии", "сессий")
 TURNS = ("ход", "хода", "ходов")
@@ -127,7 +127,8 @@ def front_table(all_points: Sequence[Point]) -> str:
     front = {p.name for p in pareto_front(all_points)}
     rows = sorted(all_points, key=lambda p: p.tokens)
     return "\n".join(
-        f"{'●' if p.name in front else '○'} {p.title:<30} {percent(p.accuracy):>6}  {number(p.tokens):>7} токенов"
+        f"{'●' if p.name in front else '○'} {p.title:<30} {percent(p.accuracy):>6}  {number(p.tokens):>7} "
+        + plural_form(round(p.tokens), ("токен", "токена", "токенов"))
         for p in rows
     )
 
