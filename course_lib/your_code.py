@@ -20,7 +20,8 @@ student's function fails its public cases, `show_mistake(*example)` runs it once
 example beside the course's version and prints both (`.students` is that function itself). `.implementation` is "yours" or "course", for
 notebooks that want to show or assert it. An exception raised by your code keeps its traceback and
 gains a note naming your file: the notebook shows the mistake instead of hiding it behind the
-course's version.
+course's version. Each stand-in counts its calls per implementation (`.calls`; `calls_so_far()` for
+all), so a test can prove the student's code ran, not only that a line said so.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 
 from course_lib.checking.catalog import BY_NAME, Exercise, find_course_root, get_exercise
 
-__all__ = ["ExerciseCode", "YOURS", "COURSE", "your_code", "which_code"]
+__all__ = ["ExerciseCode", "YOURS", "COURSE", "your_code", "which_code", "calls_so_far"]
 
 YOURS, COURSE = "yours", "course"
 STUB, FAILING, BROKEN = "stub", "failing", "broken"
@@ -85,6 +86,8 @@ class ExerciseCode:
         self._students: Any = None  # the student's own entry, also while it fails its public cases
         self.implementation = COURSE
         self.status = ""
+        self.calls = {YOURS: 0, COURSE: 0}
+        """How many calls ran each implementation (`show_mistake` is not counted)."""
         self.refresh()
 
     # -- choosing -------------------------------------------------------------------------------
@@ -225,6 +228,7 @@ class ExerciseCode:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.refresh()
         entry, implementation = self._entry, self.implementation
+        self.calls[implementation] += 1
         try:
             return entry(*args, **kwargs)
         except Exception as error:
@@ -277,6 +281,14 @@ def which_code(*names: str) -> dict[str, str]:
     """{"split_into_turns": "yours", ...} for the named exercises (all when none is named)."""
     chosen = names or tuple(BY_NAME)
     return {get_exercise(name).name: your_code(name, announce=False).refresh() for name in chosen}
+
+
+def calls_so_far() -> dict[str, dict[str, int]]:
+    """{"commit_turn": {"yours": 3, "course": 0}, ...}: the calls of every stand-in made in this
+    process (a test asks the kernel after a notebook ran)."""
+    with _registry_lock:
+        codes = list(_registry.values())
+    return {code.exercise.name: dict(code.calls) for code in codes}
 
 
 def on_each_call(name: str) -> Callable[..., Any]:
