@@ -103,7 +103,7 @@ def _section_starts(cells) -> list[int]:
 
 
 def _heading(cell) -> str:
-    return next(line for line in cell.source.splitlines() if line.startswith("## "))
+    return next((line for line in cell.source.splitlines() if line.startswith("## ")), "the whole notebook")
 
 
 def _name(path: Path) -> str:
@@ -126,8 +126,7 @@ def test_each_section_runs_again_after_run_all(path, tmp_path, monkeypatch):
         monkeypatch.setenv(name, value)  # the kernel inherits this environment
     notebook = nbformat.read(path, as_version=4)
     cells = notebook.cells
-    starts = _section_starts(cells)
-    assert starts, f"{path.name} has no ## sections"
+    starts = _section_starts(cells) or [0]  # a notebook without ## sections is one section
     client = NotebookClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
 
