@@ -367,7 +367,12 @@ def calls_so_far() -> dict[str, dict[str, int]]:
     process (a test asks the kernel after a notebook ran)."""
     with _registry_lock:
         codes = list(_registry.values())
-    return {code.exercise.name: dict(code.calls) for code in codes}
+    calls: dict[str, dict[str, int]] = {}
+    for code in codes:  # one stand-in per course folder: a process with two folders adds them up
+        counted = calls.setdefault(code.exercise.name, {YOURS: 0, COURSE: 0})
+        for implementation, number in code.calls.items():
+            counted[implementation] += number
+    return calls
 
 
 def on_each_call(name: str) -> Callable[..., Any]:

@@ -23,6 +23,7 @@ from course_lib.widgets.context import (
     ContextEntry,
     ContextView,
 )
+from course_lib.your_code import COURSE, WHO_RAN
 
 KIND_COLORS = {
     DEVELOPER: "#7f8c8d",
@@ -137,8 +138,6 @@ def render_code_line(implementations: Sequence[tuple[str, str]]) -> str:
     """«Ответ собран: build_chat_messages — ваш код, commit_turn — версия курса» as one small line,
     each implementation coloured; "" when no exercise ran for the reply. The words are
     `course_lib.your_code.used_line`'s, so the console, the chat and the inspector say the same."""
-    from course_lib.your_code import COURSE, WHO_RAN
-
     if not implementations:
         return ""
     pieces = []
