@@ -8,13 +8,14 @@ the session exactly as it was.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from threading import Lock
 from time import perf_counter, time
-from typing import Literal
+from typing import Any, Literal
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, SlidingWindowHistory
 from course_lib.conversation_summary_service import (
@@ -30,6 +31,7 @@ from course_lib.prompts.tags import wrap_in_tag
 from course_lib.prompts.template import PromptTemplate
 from course_lib.russian import tokens
 from course_lib.token_calibration import CalibrationEvidence, TokenCalibration
+from course_lib.your_code import recording
 from course_lib.session_store import (
     InMemorySessionStore,
     SessionState,
@@ -96,6 +98,10 @@ class ChatReply:
     and the turns that did not fit stay stored, to be folded on a later turn."""
     measured_prompt_tokens: int | None = None
     """The server's count of this request before it was sent (servers with no usage in streams)."""
+    implementations: tuple[tuple[str, str], ...] = ()
+    """Which implementation of each exercise ran for this reply, in the order of use:
+    (("split_into_turns", "yours"), ("select_recent_turns", "course"), ...), recorded by the
+    `course_lib.your_code` stand-ins while the reply was made; empty when no exercise ran."""
 
 
     def notes(self) -> str | None:
@@ -147,6 +153,20 @@ class _SessionLock:
 
     lock: Lock = field(default_factory=Lock)
     users: int = 0
+
+
+def _recorded(reply: Callable[..., ChatReply]) -> Callable[..., ChatReply]:
+    """`reply()` with the record of which exercise code ran for it: the `course_lib.your_code`
+    stand-ins the window, the summary and the memory call note their implementation while the reply
+    is made, and the reply carries that record (`ChatReply.implementations`)."""
+
+    @functools.wraps(reply)
+    def recorded(*args: Any, **kwargs: Any) -> ChatReply:
+        with recording() as used:
+            result = reply(*args, **kwargs)
+        return replace(result, implementations=tuple(used.items())) if used else result
+
+    return recorded
 
 
 class ChatService:
@@ -268,6 +288,7 @@ class ChatService:
     def prompt(self) -> PromptTemplate:
         return self._prompt
 
+    @_recorded
     def reply(
         self,
         session_id: str,
@@ -282,6 +303,9 @@ class ChatService:
         still saved only when the stream ended normally (`finish_reason="stop"`) with text; a cut,
         empty or too-long stream raises `ChatServiceError` and leaves the session as it was — the
         pieces already shown are then an unsaved, unfinished reply.
+
+        The reply's `implementations` say which exercise code (the student's or the course's) the
+        window, the summary and the memory ran for it (see `_recorded`).
         """
         session_key = self._normalize_session_id(session_id)
         text = normalize_user_text(user_text)

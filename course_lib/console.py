@@ -30,6 +30,7 @@ from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
 from course_lib.russian import plural, tokens
+from course_lib.your_code import used_line
 
 YES_NO = {True: "да", False: "нет"}
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessions.sqlite3"
@@ -38,6 +39,9 @@ DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessi
 def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_text: bool = True) -> None:
     if with_text:  # a streamed reply is already on the screen
         out(f"Assistant: {result.text}")
+    code = used_line(getattr(result, "implementations", ()))
+    if code is not None:  # chat --your-code: which of the student's functions answered
+        out(code)
     out(f"Session ID ответа: {result.session_id}")
     out(f"Сообщений в истории: {result.history_messages}")
     out(f"Сообщений истории в запросе: {result.context_history_messages}")

@@ -21,10 +21,21 @@ example beside the course's version and prints both (`.students` is that functio
 notebooks that want to show or assert it. An exception raised by your code keeps its traceback and
 gains a note naming your file: the notebook shows the mistake instead of hiding it behind the
 course's version.
+
+Which code answered, always true: a line printed under a cell says what was chosen when that cell
+ran. In Jupyter the line is a display that the stand-in rewrites when the choice changes (the file
+was saved, the next use re-checked it), so an old «работает версия курса» under the setup cell turns
+into the new status, marked «обновлено»; outside Jupyter a new line is printed instead. What
+really ran for one reply is recorded, not re-derived: inside `recording()` every stand-in that is
+called notes its implementation, and `ChatService.reply()` (and 09's `ToolMemoryChat`) hand that
+record to the reply (`.implementations`), which the chat widget and the context inspector show as
+`used_line()`: «Ответ собран: select_recent_turns — ваш код, …». Each stand-in also counts its calls
+per implementation (`.calls`; `calls_so_far()` for all), so a test can prove the student's code ran.
 """
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import hashlib
 import importlib
@@ -32,19 +43,61 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from course_lib.checking.catalog import BY_NAME, Exercise, find_course_root, get_exercise
 
-__all__ = ["ExerciseCode", "YOURS", "COURSE", "your_code", "which_code"]
+__all__ = ["ExerciseCode", "YOURS", "COURSE", "your_code", "which_code", "recording", "used_line", "calls_so_far"]
 
 YOURS, COURSE = "yours", "course"
 STUB, FAILING, BROKEN = "stub", "failing", "broken"
+WHO_RAN = {YOURS: "ваш код", COURSE: "версия курса"}
+REFRESHED = "⟳ обновлено: файл изменился"
+SHOWN_LINES = 50  # a stand-in keeps the handles of its newest lines shown in a notebook, no more
 
 _registry: dict[tuple[str, str], ExerciseCode] = {}
 _registry_lock = threading.Lock()
+# The records open around the current reply (nested replies each get every call).
+_recordings: contextvars.ContextVar[tuple[dict[str, str], ...]] = contextvars.ContextVar(
+    "course_your_code_recordings", default=()
+)
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, str]]:
+    """Inside the block, every stand-in that is called notes which implementation ran:
+    {exercise name: "yours" | "course"} in the order of first use (the latest choice if it
+    changed midway). A chat service wraps one reply in it and hands the record to the reply."""
+    used: dict[str, str] = {}
+    token = _recordings.set((*_recordings.get(), used))
+    try:
+        yield used
+    finally:
+        _recordings.reset(token)
+
+
+def used_line(used: Iterable[tuple[str, str]] | dict[str, str]) -> str | None:
+    """«Ответ собран: split_into_turns — ваш код, select_recent_turns — версия курса.», or None
+    when no exercise ran for the reply."""
+    pairs = list(used.items()) if isinstance(used, dict) else list(used)
+    if not pairs:
+        return None
+    return "Ответ собран: " + ", ".join(f"{name} — {WHO_RAN[implementation]}" for name, implementation in pairs) + "."
+
+
+def _kernel_display() -> Callable[..., Any] | None:
+    """IPython's `display` inside a Jupyter kernel (where a shown line can be rewritten later);
+    None in a console, a script or a test, where lines are printed."""
+    if "IPython" not in sys.modules:  # a console or a script: IPython was never imported
+        return None
+    from IPython import get_ipython
+    from IPython.display import display
+
+    shell = get_ipython()
+    return display if shell is not None and getattr(shell, "kernel", None) is not None else None
 
 
 def _noun(exercise: Exercise) -> tuple[str, str]:
@@ -84,8 +137,11 @@ class ExerciseCode:
         self._digest: str | None = None
         self._entry: Any = None
         self._students: Any = None  # the student's own entry, also while it fails its public cases
+        self._shown: list[Any] = []  # display handles of this stand-in's lines in a notebook
         self.implementation = COURSE
         self.status = ""
+        self.calls = {YOURS: 0, COURSE: 0}
+        """How many calls ran each implementation (`show_mistake` is not counted)."""
         self.refresh()
 
     # -- choosing -------------------------------------------------------------------------------
@@ -105,9 +161,33 @@ class ExerciseCode:
             implementation, entry, status, students = self._choose(data)
             changed = status != self.status
             self.implementation, self._entry, self.status, self._students = implementation, entry, status, students
-        if changed and self._announce is not None:
-            self._announce(status)
+        if changed:
+            self._rewrite_shown(status)
+            self.say(status)
         return implementation
+
+    # -- the line under a cell ----------------------------------------------------------------
+
+    def say(self, status: str) -> None:
+        """Show one status line: in a Jupyter kernel as a display the stand-in can rewrite later,
+        elsewhere with the announcer it was given (print, or a test's list)."""
+        if self._announce is None:
+            return
+        display = _kernel_display() if self._announce is print else None
+        if display is None:
+            self._announce(status)
+            return
+        handle = display({"text/plain": status}, raw=True, display_id=True)
+        if handle is not None:
+            self._shown = [*self._shown[-(SHOWN_LINES - 1):], handle]
+
+    def _rewrite_shown(self, status: str) -> None:
+        """The lines shown before no longer hold: each becomes the new status, marked as updated."""
+        for handle in self._shown:
+            try:
+                handle.update({"text/plain": f"{status} {REFRESHED}."}, raw=True)
+            except Exception:  # noqa: BLE001 - a closed front end must not stop the chat
+                pass
 
     def _file_key(self) -> tuple | None:
         try:
@@ -226,6 +306,9 @@ class ExerciseCode:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.refresh()
         entry, implementation = self._entry, self.implementation
+        self.calls[implementation] += 1
+        for used in _recordings.get():
+            used[self.exercise.name] = implementation  # a dict keeps the order of first use
         try:
             return entry(*args, **kwargs)
         except Exception as error:
@@ -267,7 +350,7 @@ def your_code(name: str, *, root: str | Path | None = None, announce: bool = Tru
             before = found.status
             found.refresh()
             if found.status == before:
-                print(found.status)
+                found.say(found.status)
         return found
     code = ExerciseCode(exercise, course_root, announce=print if announce else None)
     with _registry_lock:
@@ -278,6 +361,19 @@ def which_code(*names: str) -> dict[str, str]:
     """{"split_into_turns": "yours", ...} for the named exercises (all when none is named)."""
     chosen = names or tuple(BY_NAME)
     return {get_exercise(name).name: your_code(name, announce=False).refresh() for name in chosen}
+
+
+def calls_so_far() -> dict[str, dict[str, int]]:
+    """{"commit_turn": {"yours": 3, "course": 0}, ...}: the calls of every stand-in made in this
+    process (a test asks the kernel after a notebook ran)."""
+    with _registry_lock:
+        codes = list(_registry.values())
+    calls: dict[str, dict[str, int]] = {}
+    for code in codes:  # one stand-in per course folder: a process with two folders adds them up
+        counted = calls.setdefault(code.exercise.name, {YOURS: 0, COURSE: 0})
+        for implementation, number in code.calls.items():
+            counted[implementation] += number
+    return calls
 
 
 def on_each_call(name: str) -> Callable[..., Any]:

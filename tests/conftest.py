@@ -95,6 +95,7 @@ LONGEST_FIRST = (
     "tests/test_instructor_new_exercise.py",
     "tests/browser/test_browser_e2e.py",
     "tests/test_notebooks_with_solutions.py",
+    "tests/test_notebook_rerun.py",
     "tests/test_instructor_intake.py",
     "tests/test_grading_hostile.py",
     "tests/test_console.py",
@@ -105,7 +106,7 @@ LONGEST_FIRST = (
     "tests/test_instructor_journey.py",
     "tests/test_grading_release.py",
 )
-SPREAD = ("tests/test_notebooks_with_solutions.py",)
+SPREAD = ("tests/test_notebooks_with_solutions.py", "tests/test_notebook_rerun.py")
 
 
 def _file_of(nodeid: str) -> str:

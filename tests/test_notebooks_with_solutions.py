@@ -4,6 +4,11 @@ The course folder is copied, the reference solutions are put into its exercises/
 solved everything would have them), and every notebook is executed top to bottom in a fresh kernel.
 Each must run without an error, and every exercise it takes through `your_code(...)` must be
 announced as the student's ("✔ <name>: работает ваш…"), never as the course's fallback ("↪ <name>:").
+The fill-in cells stay as shipped (`raise NotImplementedError`): their fallback is the course's lines,
+which must still compose the student's exercises (02's `save_validated_turn` commits with the
+student's `commit_turn`). A line is not proof that code ran, so after the notebook one more cell asks
+the kernel how many calls each stand-in made per implementation (`calls_so_far()`): every exercise
+the notebook announces must have run the student's code at least once, and the course's never.
 The stub configuration (the stored outputs) is checked by nbval over notebooks/.
 
 The same pass runs with a key set and `OPENAI_BASE_URL` pointing at a loopback HTTP server: nothing in
@@ -42,6 +47,13 @@ NOTEBOOKS = ALL_NOTEBOOKS  # the bonus notebooks run on the student's code too
 NO_EXERCISES = {"00", "01"}
 OFFLINE_BY_DESIGN = {"06_comparing_strategies", "06_strategy_code", "06_cost_and_cache", "01_course_lib_service"}
 USES = re.compile(r"""your_code\(\s*["'](\w+)["']""")
+CALLS_MARK = "calls so far: "
+# Appended to the notebook for this run only: what each stand-in ran, counted in the kernel itself.
+ASK_THE_KERNEL = f"""
+import json
+from course_lib.your_code import calls_so_far
+print({CALLS_MARK!r} + json.dumps(calls_so_far()))
+"""
 IGNORED = {".git", ".venv", ".pytest_cache", "artifacts", "__pycache__", ".course-data", "node_modules"}
 
 
@@ -89,9 +101,10 @@ def solved_course(tmp_path_factory):
     return course
 
 
-def _text_outputs(notebook) -> str:
+def _text_outputs(cells) -> str:
+    """The streams and text/plain results of these cells."""
     parts = []
-    for cell in notebook.cells:
+    for cell in cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
                 parts.append(output.get("text", ""))
@@ -108,6 +121,8 @@ def test_the_notebook_runs_on_the_students_code(solved_course, compatible_server
             for name in USES.findall(cell.source)}
     if path not in BONUS_NOTEBOOKS:
         assert bool(used) != (path.name[:2] in NO_EXERCISES), f"{path.name}: exercises run through your_code(): {used}"
+    fill_ins = [cell.source for cell in notebook.cells if cell.cell_type == "code" and "try_fill_in(" in cell.source]
+    notebook.cells.append(nbformat.v4.new_code_cell(ASK_THE_KERNEL))
     # The kernel inherits this environment: a key means `auto` picks the real-API backend.
     env = {**os.environ, "LLM_BACKEND": "auto", "OPENAI_API_KEY": "local-compatible-server-key",
            "OPENAI_BASE_URL": compatible_server, "OPENAI_MAX_RETRIES": "0",
@@ -125,7 +140,14 @@ def test_the_notebook_runs_on_the_students_code(solved_course, compatible_server
         os.environ.update(old_env)
     if path.stem not in OFFLINE_BY_DESIGN:
         assert _CompatibleServer.model.calls > calls_before, "the notebook never reached the server"
-    text = _text_outputs(notebook)
+    asked = _text_outputs([notebook.cells.pop()])
+    calls = json.loads(asked[asked.index(CALLS_MARK) + len(CALLS_MARK):])
+    text = _text_outputs(notebook.cells)
     for name in sorted(used):
         assert re.search(rf"✔ {name}: работает ваш", text), f"{path.name}: no line says {name} ran the student's code"
         assert f"↪ {name}:" not in text, f"{path.name}: {name} fell back to the course's version"
+        ran = calls.get(name, {})
+        assert ran.get("yours", 0) > 0, f"{path.name}: the student's {name} never ran ({ran or 'no calls'})"
+        assert ran.get("course", 0) == 0, f"{path.name}: the course's {name} ran too ({ran})"
+    # The fill-ins were left empty: each announced the course's lines, and the checks above passed anyway.
+    assert text.count("ячейка ещё не заполнена") == len(fill_ins), f"{path.name}: a fill-in was not left empty"

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from course_lib.steps import sessions
-from notebook_text import markdown_text, stream_text
+from notebook_text import cell_text, lesson_text, markdown_text, stream_text
 from test_steps_match_notebooks import without_docstrings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,7 +146,7 @@ def test_the_students_code_runs_in_03(cells):
         assert line in setup.source
     # 03's service commits with the store's add_turn: 02's commit_turn is not loaded here.
     assert "commit_turn" not in "\n".join(c.source for c in cells if c.cell_type == "code")
-    assert text_output(setup).count("↪") == 2  # one line each on a fresh bundle
+    assert cell_text(setup).count("↪") == 2  # one line each on a fresh bundle (a display in Jupyter)
     store = next(c for c in cells if c.cell_type == "code" and "store = SessionHistory()" in c.source)
     assert "После reset('session-a'): в A 0 сообщений, в B 2" in text_output(store)
     registry = next(c for c in cells if c.cell_type == "code" and "class SessionRegistry" in c.source)

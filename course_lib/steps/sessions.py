@@ -10,8 +10,9 @@ The lock is not inside `SessionHistory`: the store keeps data, ordering a conver
 service's job, and one lock must span the whole turn, model call included.
 `SessionHistory` is the student's class here too (through `course_lib.your_code`: theirs once it
 passes its public cases, the course's version until then), so 04's and 05's services, which inherit
-this registry, keep history in it. In the notebook `build_chat_messages` is also the student's and
-`get_or_create_session` is the student's fill-in cell; this module runs the course's versions of those.
+this registry, keep history in it. `build_chat_messages` (02's exercise) is the student's here too, as
+in the notebook. `get_or_create_session` is the student's fill-in cell in 03; this module holds the
+course's lines of it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from threading import Lock
 from time import perf_counter
 
-from course_lib.course_versions.build_chat_messages import build_chat_messages
 from course_lib.llm.client import LLMClient, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.tags import neutralize_tags
@@ -32,6 +32,7 @@ from course_lib.your_code import on_each_call
 # In the notebook this is one line: `SessionHistory = your_code("SessionHistory")`. Notebooks 04 and 05
 # inherit the registry from here, so their services keep history in the student's class too.
 SessionHistory = on_each_call("SessionHistory")
+build_chat_messages = on_each_call("build_chat_messages")  # 02's exercise, as in the notebook
 
 
 @dataclass

@@ -2,9 +2,11 @@
 
 Notebook 02 shows these classes in its cells; `tests/test_steps_match_notebooks.py` keeps the
 notebook's source and this module's source identical, so later notebooks can import them from here.
-In the notebook, `build_chat_messages` and `commit_turn` are the student's exercises (through
-`course_lib.your_code`) and `save_validated_turn` is the student's fill-in cell; this module, imported
-by later notebooks, runs the course's versions of all three.
+`build_chat_messages` and `commit_turn` are the student's exercises here too, taken through
+`course_lib.your_code` (the student's code once it passes its public cases, the course's version
+until then), exactly as in the notebook. `save_validated_turn` is the student's fill-in cell in 02;
+this module holds the course's lines of it, and they commit with the student's `commit_turn`: a
+fill-in left empty never takes the student's solved exercise out of the chat.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from time import perf_counter
 
-from course_lib.course_versions.build_chat_messages import build_chat_messages
-from course_lib.course_versions.commit_turn import commit_turn
 from course_lib.llm.client import LLMClient, LLMResult, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.support_chat import get_support_chat_prompt
 from course_lib.prompts.tags import neutralize_tags
 from course_lib.prompts.template import PromptTemplate
 from course_lib.steps.common import ChatReply, ChatServiceError, validate_reply
+from course_lib.your_code import on_each_call
+
+# In the notebook each is one line: `commit_turn = your_code("commit_turn")`; chosen again on every call.
+build_chat_messages = on_each_call("build_chat_messages")
+commit_turn = on_each_call("commit_turn")
 
 CHAT_PROMPT = get_support_chat_prompt("1.0.0")  # the plain chat prompt of notebooks 01-04
 

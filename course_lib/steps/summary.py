@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, split_into_turns
-from course_lib.course_versions.build_chat_messages import build_chat_messages
 from course_lib.conversation_summary_service import ConversationSummaryError, SummaryResult, cap_summary
 from course_lib.messages import Message
 from course_lib.llm.errors import LLMClientError
@@ -32,6 +31,7 @@ from course_lib.your_code import on_each_call
 
 # In the notebook this is one line: `build_summary_source = your_code("build_summary_source")`.
 build_summary_source = on_each_call("build_summary_source")
+build_chat_messages = on_each_call("build_chat_messages")  # 02's exercise, as in the notebook
 
 SUMMARY_CHAT_PROMPT = get_support_chat_prompt("1.1.0")  # the chat prompt that explains <conversation_summary>
 

@@ -24,7 +24,6 @@ from time import perf_counter
 from collections.abc import Sequence
 
 from course_lib.chat_history import ChatHistoryError, PreparedHistory, SlidingWindowHistory
-from course_lib.course_versions.build_chat_messages import build_chat_messages
 from course_lib.llm.client import LLMClient, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.prompts.tags import neutralize_tags
@@ -44,6 +43,7 @@ OFFLINE_DEMO_BUDGET = 300  # notebooks 04/05: small enough that the window works
 count_message_tokens = on_each_call("count_message_tokens")
 split_into_turns = on_each_call("split_into_turns")
 select_recent_turns = on_each_call("select_recent_turns")
+build_chat_messages = on_each_call("build_chat_messages")  # 02's exercise, as in the notebook
 
 
 def demo_budget(llm_client: LLMClient, token_counter: TokenCounter, instruction: Message,

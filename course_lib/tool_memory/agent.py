@@ -40,6 +40,7 @@ from course_lib.tool_memory.exchanges import newest_turns_that_fit
 from course_lib.tool_memory.memory_tools import MemoryTools
 from course_lib.tool_memory.registry import run_tool_calls as course_run_tool_calls
 from course_lib.tool_memory.registry import tool_specs
+from course_lib.your_code import recording
 
 MAX_STEPS = 4
 """Rounds of tool calls per turn; the request after the last round must be answered in text."""
@@ -75,6 +76,8 @@ class ToolReply:
     """Input tokens of all the turn's requests, by the server's count when it sent one."""
     request: tuple[Message, ...] = ()
     """The turn's last request, the one answered in text (what a context inspector shows)."""
+    implementations: tuple[tuple[str, str], ...] = ()
+    """Which implementation of each exercise ran for this turn (see `ChatReply.implementations`)."""
 
 
 class ToolMemoryChat:
@@ -135,7 +138,8 @@ class ToolMemoryChat:
         text = normalize_user_text(user_text, ToolAgentError)
         self.tools.begin()
         try:
-            pending, steps, calls, spent, request = self._run_turn(text, on_step)
+            with recording() as used:  # the student's functions (or the course's) that ran for this turn
+                pending, steps, calls, spent, request = self._run_turn(text, on_step)
         except BaseException:
             self.tools.begin()  # what the failed turn staged is dropped, not left for /memory or the next turn
             raise
@@ -146,7 +150,8 @@ class ToolMemoryChat:
         )
         self._history += pending
         self._turn_count = turn_number
-        return ToolReply(pending[-1]["content"], tuple(steps), tuple(pending), calls, spent, tuple(request))
+        return ToolReply(pending[-1]["content"], tuple(steps), tuple(pending), calls, spent, tuple(request),
+                         tuple(used.items()))
 
     def _run_turn(
         self, text: str, on_step: Callable[[ToolStep], None] | None

@@ -23,10 +23,12 @@ from course_lib.widgets.render import (
     TranscriptEntry,
     esc,
     notice,
+    render_code_line,
     render_metrics,
     render_transcript,
     run_hint,
 )
+from course_lib.your_code import used_line
 
 INPUT_HINT = "Enter — отправить, Shift+Enter — новая строка"
 STREAMING_NOTE = "печатает…"
@@ -76,7 +78,8 @@ def metric_lines(reply: ChatReply, *, summary: bool = True) -> list[str]:
     """
     lines: list[str] = []
     print_reply(reply, lines.append)
-    lines = [line for line in lines if not line.startswith("Assistant: ")]
+    code = used_line(getattr(reply, "implementations", ()))  # shown on its own line, under the reply
+    lines = [line for line in lines if not line.startswith("Assistant: ") and line != code]
     if not summary:
         lines = [line for line in lines if not line.lower().startswith("summary")]
     lines.append(f"Вызовов модели на этом ходу: {reply.llm_calls}")
@@ -141,6 +144,17 @@ class ChatController:
         return int(self.service.history_policy.input_token_budget)
 
     @property
+    def implementations(self) -> tuple[tuple[str, str], ...]:
+        """Which implementation of each exercise ran for the last reply, as the reply recorded it."""
+        return tuple(getattr(self.last_reply, "implementations", ()) or ())
+
+    @property
+    def code_line(self) -> str | None:
+        """«Ответ собран: … — ваш код, … — версия курса.» for the last reply; None before one, or
+        when no exercise ran for it."""
+        return used_line(self.implementations)
+
+    @property
     def metrics(self) -> list[str]:
         if self.last_reply is None:
             return []
@@ -201,6 +215,7 @@ class ChatController:
                 summary=after.summary,
                 summary_updated=reply.summary_updated,
                 prompt_tokens=reply.prompt_tokens,
+                implementations=self.implementations,
             )
         except Exception as error:  # noqa: BLE001
             self.last_context = None
@@ -264,6 +279,8 @@ class ChatWidget(widgets.VBox):
         self.session_html = widgets.HTML()
         self.transcript_html = widgets.HTML(layout=widgets.Layout(border="1px solid #ddd", padding="4px"))
         self.transcript_html.add_class("course-chat-transcript")
+        self.code_html = widgets.HTML()  # which code answered: the last reply's own record
+        self.code_html.add_class("course-chat-code")
         self.message_box = ChatInput(placeholder="Сообщение клиента…", rows=2,
                                      layout=widgets.Layout(width="100%"))
         self.message_box.add_class("course-chat-input")
@@ -288,6 +305,7 @@ class ChatWidget(widgets.VBox):
                 widgets.HTML("<b>Чат поддержки</b>"),
                 self.session_html,
                 self.transcript_html,
+                self.code_html,
                 self.message_box,
                 widgets.HTML(f'<div class="course-chat-hint" style="font-size:12px;color:#555;'
                              f'line-height:1.3">{INPUT_HINT}</div>'),
@@ -312,6 +330,7 @@ class ChatWidget(widgets.VBox):
             f"{esc(controller.session_id)}</code></span>"
         )
         self.transcript_html.value = render_transcript(controller.shown_transcript)
+        self.code_html.value = render_code_line(controller.implementations)
         if controller.error:
             self.status_html.value = notice(controller.error, "error")
         elif controller.notice:

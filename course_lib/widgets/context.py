@@ -74,6 +74,9 @@ class ContextView:
     origin: str = "reply"
     summary_updated: bool = False
     prompt_tokens: int | None = None
+    implementations: tuple[tuple[str, str], ...] = ()
+    """Which implementation of each exercise ran for the reply (the reply's own record; see
+    `course_lib.your_code.recording`); empty for a preview or when no exercise ran."""
 
     def tokens_of(self, kind: str) -> int:
         return sum(entry.tokens for entry in (*self.sent, *self.left_out) if entry.kind == kind)
@@ -158,6 +161,7 @@ def context_from_request(
     summary_updated: bool = False,
     origin: str = "reply",
     prompt_tokens: int | None = None,
+    implementations: Sequence[tuple[str, str]] = (),
 ) -> ContextView:
     """Describe a request and the session history it was built from.
 
@@ -180,4 +184,5 @@ def context_from_request(
         origin=origin,
         summary_updated=summary_updated,
         prompt_tokens=prompt_tokens,
+        implementations=tuple((str(name), str(implementation)) for name, implementation in implementations),
     )

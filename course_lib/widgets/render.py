@@ -23,6 +23,7 @@ from course_lib.widgets.context import (
     ContextEntry,
     ContextView,
 )
+from course_lib.your_code import COURSE, WHO_RAN
 
 KIND_COLORS = {
     DEVELOPER: "#7f8c8d",
@@ -131,6 +132,21 @@ def render_transcript(entries: Sequence[TranscriptEntry]) -> str:
         f'<div class="course-transcript" style="{BLOCK};max-height:340px;overflow-y:auto;'
         f'display:flex;flex-direction:column-reverse"><div>{"".join(rows)}</div></div>'
     )
+
+
+def render_code_line(implementations: Sequence[tuple[str, str]]) -> str:
+    """«Ответ собран: build_chat_messages — ваш код, commit_turn — версия курса» as one small line,
+    each implementation coloured; "" when no exercise ran for the reply. The words are
+    `course_lib.your_code.used_line`'s, so the console, the chat and the inspector say the same."""
+    if not implementations:
+        return ""
+    pieces = []
+    for name, implementation in implementations:
+        color = "#b9770e" if implementation == COURSE else "#1e8449"
+        pieces.append(f'<code>{esc(name)}</code> — <span class="course-impl-{esc(implementation)}" '
+                      f'style="color:{color};font-weight:bold">{esc(WHO_RAN.get(implementation, implementation))}</span>')
+    return (f'<div class="course-code-line" style="font-size:12px;color:#333;margin:3px 0;{BLOCK}">'
+            f"Ответ собран: {', '.join(pieces)}.</div>")
 
 
 def render_metrics(lines: Sequence[str]) -> str:
@@ -252,6 +268,7 @@ def render_context(
     parts = [
         f'<div class="course-context course-context-{esc(view.origin)}" style="{BLOCK}">',
         f'<div style="font-weight:bold;margin-bottom:2px">{esc(heading)}</div>',
+        render_code_line(view.implementations),
         render_budget_bar(view),
         f'<div style="font-size:12px;color:#333;margin:3px 0">{esc("; ".join(facts))}</div>',
     ]
