@@ -49,6 +49,6 @@ def test_the_home_notebook_shows_a_failing_function_on_its_example(exercise):
         pytest.skip("a freshly scaffolded exercise: no course version, the notebook does not run it yet")
     path = next(NOTEBOOKS.glob(f"{exercise.notebook}_*.ipynb"))
     code = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
-    variable = {get_exercise(name).name: var for name, var in _stand_ins(path).items()}.get(exercise.name)
+    variable = {get_exercise(name, challenges=True).name: var for name, var in _stand_ins(path).items()}.get(exercise.name)
     assert variable, f"{path.name} takes {exercise.name} through your_code"
     assert f"{variable}.show_mistake(" in code, f"{path.name}: {variable}.show_mistake(...) on the lesson's example"

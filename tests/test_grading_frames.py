@@ -54,6 +54,8 @@ def test_a_sandbox_error_message_is_escaped_before_it_reaches_the_log(monkeypatc
     forged = "\x1b[2J\x1b[31mFAKE\nERROR всё проверено\u202e"
 
     class FakeSession:
+        starved_total = 0.0  # no run-queue delay to give back to the budget
+
         def __init__(self, *args, **kwargs):
             pass
 
