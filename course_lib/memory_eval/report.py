@@ -155,7 +155,8 @@ def results_from_json(data: dict, dataset) -> list[StrategyResult]:
         result = StrategyResult(summary["strategy"], summary["title"], upkeep_calls=summary["upkeep_calls"],
                                 upkeep_input_tokens=summary["upkeep_input_tokens"],
                                 upkeep_output_tokens=summary["upkeep_output_tokens"],
-                                replayed_turns=summary["replayed_turns"], seconds=summary["seconds"])  # fmt: skip
+                                replayed_turns=summary["replayed_turns"], refused_turns=summary["refused_turns"],
+                                seconds=summary["seconds"])  # fmt: skip
         for record in (r for r in data["records"] if r["strategy"] == summary["strategy"]):
             question = dataset.question(record["question"])
             result.records.append(QuestionRecord(
