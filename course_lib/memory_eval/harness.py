@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from course_lib.memory_eval.dataset import Customer, Dataset, Question
 from course_lib.memory_eval.scoring import ABSTENTION_MARKERS, evidence_present, normalize_answer, score_answer
@@ -170,7 +170,7 @@ def judge(strategy: str, question: Question, answer, score: ScoreFunction) -> Qu
         correct = bool(score(answer.text, [list(g) for g in question.expected], [list(g) for g in question.rejected],
                              question.abstain)) if answer.error is None else False  # fmt: skip
     except Exception as error:  # noqa: BLE001 - a student's score_answer that fails: the answer is not counted
-        correct, answer = False, type(answer)(**{**vars(answer), "error": f"score_answer: {error}"})
+        correct, answer = False, replace(answer, error=f"score_answer: {error}")
     return QuestionRecord(
         strategy, question.id, question.customer, question.category, question.text, answer.text, correct,
         is_abstention(answer.text), len(question.evidence), found, leaked, answer.input_tokens,

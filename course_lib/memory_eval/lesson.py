@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from course_lib.memory_eval.dataset import CATEGORY_TITLES, Customer, Dataset, Question
@@ -146,7 +147,7 @@ class StoredRun:
     def record(self, strategy: str, question_id: str) -> dict:
         return self._index[(strategy, question_id)]
 
-    @property
+    @cached_property
     def _index(self) -> dict:
         return {(r["strategy"], r["question"]): r for r in self.data["records"]}
 

@@ -15,10 +15,9 @@ from collections.abc import Mapping, Sequence
 
 from course_lib.llm.offline.dialogue import facts_of_turns, fragment_turns, strip_tags, tag_block
 from course_lib.llm.offline.facts import Facts, extract_facts
+from course_lib.llm.offline.ledger import EMAIL, PHONE  # one definition of a phone and an e-mail
 from course_lib.llm.offline.summary import compose_summary
 
-PHONE = re.compile(r"(?<!\d)(?:\+7|8)[\s\-()]*\d{3}[\s\-()]*\d{3}[\s\-]*\d{2}[\s\-]*\d{2}(?!\d)")
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MEMORY_TAG = re.compile(r"<(?:user_memory|recalled_turns)>")
 MEMORY_LABELS = {
     "Имя": "customer_name",
