@@ -101,8 +101,12 @@ def beaten_by(all_points: Sequence[Point], name: str) -> list[Point]:
     return [p for p in all_points if p is not mine and dominates(mine, p)]
 
 
-def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, title: str = ""):
-    """Accuracy against tokens, the front joined by a line; returns the figure."""
+def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, title: str = "") -> None:
+    """Accuracy against tokens, the front joined by a line, shown once in the notebook.
+
+    `plt.show()` hands the figure to the notebook's backend and closes it; a figure left
+    open is shown again by the backend's own end-of-cell hook (twice under some kernels).
+    """
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(8.5, 5))
@@ -121,7 +125,7 @@ def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, ti
     axes.set_title(title)
     axes.legend(loc="lower right", fontsize=8)
     figure.tight_layout()
-    return figure
+    plt.show()
 
 
 def front_table(all_points: Sequence[Point]) -> str:
