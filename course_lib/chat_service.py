@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from threading import Lock
@@ -117,6 +117,8 @@ class ChatReply:
 
 
 SummaryFailure = Literal["window", "raise"]
+# (history, messages the window kept, K) -> {"fold": [...], "keep": [...]} or None: notebook 05's exercise.
+PlanCompression = Callable[[list[Message], int, int], "dict[str, list[Message]] | None"]
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,7 @@ class ChatService:
         calibration: TokenCalibration | None = None,
         prices: Mapping[str, Price] = DEFAULT_PRICES,
         summary_failure: SummaryFailure = "raise",
+        plan_compression: PlanCompression | None = None,
     ) -> None:
         """`summary_service=None` gives the plain sliding window: old turns are just not sent.
 
@@ -203,6 +206,10 @@ class ChatService:
         turn and changes nothing (the lesson in notebook 05); `"window"` (the console and the chat
         panel, via `build_chat_app`) answers with the window alone and says so in
         `ChatReply.summary_error` — the customer's message is kept, nothing is folded or lost.
+        `plan_compression(history, window_kept, keep_recent_turns)`: decides from the window's result
+        which stored messages a compression folds (`{"fold": [...], "keep": [...]}`, None for no
+        compression) — notebook 05 passes the student's exercise; by default the service decides
+        the same way itself.
         """
         if summary_failure not in ("window", "raise"):
             raise ValueError("summary_failure: допустимы 'window' и 'raise'.")
@@ -225,6 +232,7 @@ class ChatService:
         self._calibration = calibration if calibration is not None else TokenCalibration()
         self._prices = prices
         self._summary_failure = summary_failure
+        self._plan_compression = plan_compression
         # Whether the server sends usage in streams: None until the first streamed reply says.
         self._usage_in_streams: bool | None = None
         # The configured model names the provider's tokenizer (a metered test client may have none).
@@ -333,11 +341,9 @@ class ChatService:
             kept_history = history
             summarized = 0
             summary_calls: list[LLMResult] = []
-            if prepared.removed_history_messages > 0 and self._summary_service is not None:
+            split = self._compression_split(history, prepared) if self._summary_service is not None else None
+            if split is not None:
                 window_only = prepared
-                # Keep up to K of the turns the window still had; fold everything older.
-                recent_turns = min(self._keep_recent_turns, prepared.context_history_messages // 2)
-                split = len(history) - 2 * recent_turns
                 summary_started = perf_counter()
                 try:
                     while True:
@@ -433,6 +439,20 @@ class ChatService:
             summary_error=summary_error,
             measured_prompt_tokens=measured,
         )
+
+    def _compression_split(self, history: Sequence[Message], prepared: PreparedHistory) -> int | None:
+        """How many of the oldest stored messages this turn folds into a new summary; None when the
+        window dropped nothing (no summary call)."""
+        if self._plan_compression is None:
+            if prepared.removed_history_messages == 0:
+                return None
+            # Keep up to K of the turns the window still had; fold everything older.
+            recent_turns = min(self._keep_recent_turns, prepared.context_history_messages // 2)
+            return len(history) - 2 * recent_turns
+        plan = self._plan_compression(
+            [dict(message) for message in history], prepared.context_history_messages, self._keep_recent_turns
+        )
+        return None if plan is None else len(plan["fold"])
 
     def preview(self, session_id: str, user_text: str, policy: SlidingWindowHistory | None = None) -> PreparedHistory:
         """The request `reply()` would start from, without calling the model or changing anything."""

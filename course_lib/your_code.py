@@ -258,15 +258,16 @@ class ExerciseCode:
         return self._students
 
     def show_mistake(self, *args: Any, describe: Callable[[Any], str] = repr, out: Callable[[str], None] = print,
-                     **kwargs: Any) -> bool:
+                     **kwargs: Any) -> Shown:
         """While the student's function fails its public cases: run it once on the lesson's example
         beside the course's version and print both, each through `describe` (the lesson's terms:
-        the window's gaps, the turns, the blocks). Returns whether anything was shown; with the
-        student's code running, or a stub, nothing is (the lesson's own output says it all)."""
+        the window's gaps, the turns, the blocks). Returns whether anything was shown (`Shown`: true or
+        false, and no «False» under the cell when it is a cell's last line); with the student's code
+        running, or a stub, nothing is (the lesson's own output says it all)."""
         self.refresh()
         students, implementation = self._students, self.implementation
         if implementation == YOURS or students is None:
-            return False
+            return Shown(False)
 
         def outcome(function: Callable[..., Any], where: Callable[[BaseException], str]) -> str:
             try:
@@ -286,7 +287,7 @@ class ExerciseCode:
         out(f"  Версия курса на том же примере: {expected}")
         if theirs == expected:
             out(f"  На этом примере результаты совпали: ошибка видна в другом случае — check(\"{self.exercise.name}\").")
-        return True
+        return Shown(True)
 
     def _where(self, error: BaseException) -> str:
         """« (exercises/x.py, строка N)» for the deepest frame of the student's file, if any."""
@@ -321,6 +322,25 @@ class ExerciseCode:
 
     def __repr__(self) -> str:
         return self.status
+
+
+class Shown:
+    """What `show_mistake` returns: whether it printed anything. True or false like a bool; as the
+    last line of a notebook cell it displays nothing (the printed lines are the output)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return self.value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    def _ipython_display_(self) -> None:
+        pass
 
 
 def _copied(value: Any) -> Any:

@@ -184,7 +184,7 @@ def test_the_picture_marks_compressions_and_what_each_summary_folded(everywhere)
 
 def test_the_chat_panel_runs_on_a_service_with_summaries(cells):
     panel = code_cell(cells, "nb05-panel").source
-    assert "ChatService(client, window, HistorySummarizer(client))" in panel
+    assert "ChatService(client, window, HistorySummarizer(client), plan_compression=plan_compression)" in panel
     assert "chat_panel(panel_chat" in panel
 
 
@@ -314,9 +314,10 @@ def test_quiz_cells_are_hidden_one_liners_backed_by_the_json(everywhere):
 
 def test_practice_links_checks_and_hand_in(cells):
     practice = code_cell(cells, "nb05-54").source
-    assert "[exercises/build_summary_source.py](../exercises/build_summary_source.py)" in practice
+    for name in ("build_summary_source", "plan_compression"):
+        assert f"[exercises/{name}.py](../exercises/{name}.py)" in practice
     assert "`python -m course_lib handin`" in practice
-    assert cells[-1].source.strip() == 'check("build_summary_source")'
+    assert cells[-1].source.strip() == 'check("build_summary_source")\ncheck("plan_compression")'
     headings = [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"]
     assert headings.index("## Итоги") < headings.index("## Практика")
 
@@ -324,6 +325,7 @@ def test_practice_links_checks_and_hand_in(cells):
 def test_no_exercise_solution_before_the_exercise(everywhere):
     source = code(everywhere)
     assert "def build_summary_source" not in source and "def rolling_compress" not in source
+    assert "def plan_compression" not in source
     assert "is_summary" not in source
 
 
@@ -349,3 +351,17 @@ def test_the_result_check_layer_says_what_validate_reply_checks(everywhere):
 def test_the_required_part_error_names_tokens(everywhere):
     out = stdout(code_cell(everywhere, "nb05-23"))
     assert re.search(r"нужно \d+ токен\w*, бюджет \d+", out), out
+
+
+# --- issue 29: what to fold is the student's -------------------------------------------------------
+
+
+def test_every_chat_with_summaries_folds_by_the_students_plan(cells):
+    source = code_cell(cells, "nb05-plan").source
+    assert source.startswith('plan_compression = your_code("plan_compression")')
+    assert "plan_compression.show_mistake(" in source
+    assert "plan = plan_compression(history, prepared.context_history_messages, keep_recent_turns)" in code_cell(
+        cells, "nb05-28").source
+    for cell_id in ("nb05-35", "nb05-panel", "nb05-39"):
+        assert "plan_compression=plan_compression" in code_cell(cells, cell_id).source, cell_id
+    assert "K = 0: в сводку: u1 a1 u2 a2 u3 a3 u4 a4; дословно: —" in cell_text(code_cell(cells, "nb05-plan"))

@@ -99,12 +99,19 @@ def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells):
     assert sorted(used) == sorted(quizzes) and len(used) == len(set(used))
 
 
-def test_no_exercise_is_practised_here_the_memory_ones_moved_to_08():
+def test_the_store_exercise_is_practised_here_the_memory_ones_moved_to_08(cells):
     from course_lib.checking.catalog import EXERCISES
 
-    assert not [exercise.name for exercise in EXERCISES if exercise.notebook == "07"]
+    assert [exercise.name for exercise in EXERCISES if exercise.notebook == "07"] == ["commit_session"]
     assert {exercise.name for exercise in EXERCISES if exercise.notebook == "08"} == {
-        "merge_facts", "select_memories", "build_memory_message"}
+        "merge_facts", "select_memories", "build_memory_message", "fts_query"}
+    # Issue 29: the version check is the student's; the store and the chat of section 1.4 run on it.
+    source = cell(cells, "nb07-commit").source
+    assert 'commit_session = your_code("commit_session")' in source and "ExerciseSessionStore(commit_session)" in source
+    assert "commit_session.show_mistake(" in source
+    assert "store=ExerciseSessionStore(commit_session)" in cell(cells, "nb07-commit-chat").source
+    assert "commit_session — версия курса" in stream_text(cell(cells, "nb07-commit-chat"))
+    assert 'check("commit_session")' in cell(cells, "nb07-check").source
 
 
 # --- second read (issue 18): sources cited where the student met them, no name the notebook lacks ------

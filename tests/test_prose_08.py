@@ -47,7 +47,7 @@ def test_outputs_hold_no_temporary_paths_or_random_ids(cells, bonus):
 
 def test_no_exercise_solution_in_the_notebook(cells, bonus):
     source = "\n".join(c.source for c in cells + bonus if c.cell_type == "code")
-    for name in ("merge_facts", "select_memories", "build_memory_message"):
+    for name in ("merge_facts", "select_memories", "build_memory_message", "fts_query"):
         assert f"def {name}(" not in source
 
 
@@ -56,10 +56,10 @@ def test_no_exercise_solution_in_the_notebook(cells, bonus):
 
 def test_the_memory_runs_the_students_functions(cells):
     setup = cell(cells, "nb08-setup").source
-    for name in ("merge_facts", "select_memories", "build_memory_message"):
+    for name in ("merge_facts", "select_memories", "build_memory_message", "fts_query"):
         assert f'{name} = your_code("{name}")' in setup
     chat = cell(cells, "nb08-chat").source
-    assert "MergedStore(MemoryStore(path), merge_facts)" in chat
+    assert "MergedStore(MemoryStore(path, make_query=search_query(fts_query)), merge_facts)" in chat
     assert "select_memories=select_memories, build_memory_message=build_memory_message" in chat
     assert "choose_memories(" in cell(cells, "nb08-budget").source
     assert "работает версия курса" in cell_text(cell(cells, "nb08-setup"))  # a display in Jupyter
@@ -168,7 +168,7 @@ def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells, bonus):
 
 def test_practice_links_and_checks_every_exercise_of_08(cells):
     names = [exercise.name for exercise in EXERCISES if exercise.notebook == "08"]
-    assert len(names) == 3
+    assert len(names) == 4
     practice, check = cell(cells, "nb08-practice").source, cell(cells, "nb08-check").source
     for name in names:
         assert f"[exercises/{name}.py](../exercises/{name}.py)" in practice

@@ -83,3 +83,37 @@ def test_a_merge_that_forgets_letter_case_shows_as_a_replaced_value(tmp_path):
     # student's function proposed it (the library's merge would not have).
     assert update.unchanged and not update.replaced
     store.close()
+
+
+# --- issue 29: the search over archived turns runs on the student's fts_query -----------------------------
+
+QUESTIONS = ["Что я уже проверил?", "Когда придёт курьер за коробкой?", 'Заказ 123456 "NOT (опять)*', "Что? Уже.",
+             "Здравствуйте! Напомните статус возврата кофемашины", ""]
+
+
+def test_the_course_version_of_fts_query_builds_the_librarys_query():
+    from course_lib.course_versions.fts_query import fts_query
+    from course_lib.memory.store import fts_query as library
+    from course_lib.steps.long_term import search_query
+
+    make_query = search_query(fts_query)
+    assert [make_query(text) for text in QUESTIONS] == [library(text) for text in QUESTIONS]
+
+
+def test_the_store_searches_and_forgets_with_the_query_it_was_given(tmp_path):
+    from course_lib.steps.long_term import search_query
+
+    asked = []
+
+    def fts_query(text, stop_words):  # a student's function: the word in quotes, nothing else
+        asked.append((text, "что" in stop_words))
+        return '"розет"*'
+
+    store = MemoryStore(tmp_path / "m.sqlite3", make_query=search_query(fts_query))
+    store.archive_turn("oleg", "s1", 1, "Я уже проверил розетку.", "Спасибо.", now=1.0)
+    store.archive_turn("oleg", "s1", 2, "Коробка была целой.", "Учёл.", now=2.0)
+    found = store.search_turns("oleg", "о чём угодно")
+    assert [turn.user_text for turn in found] == ["Я уже проверил розетку."]
+    assert store.forget_matching("oleg", "что угодно") == 1
+    assert asked == [("о чём угодно", True), ("что угодно", True)]
+    store.close()

@@ -11,6 +11,8 @@ nothing else:
 - `MemoryWithYourFunctions` builds the `<user_memory>` block with `select_memories` (each fact's
   token cost is the tokens of its line in the message) and `build_memory_message`; recall is the
   library's.
+- `search_query(fts_query)` gives `MemoryStore(path, make_query=...)` the exercise `fts_query`
+  with the library's stop words: the search over archived turns (section 2) runs on it.
 
 Pass whatever `your_code(...)` returned: the student's function once it passes its public cases,
 the course's version before that.
@@ -26,7 +28,7 @@ from course_lib.messages import Message
 from course_lib.memory import LongTermMemory, MemoryFact
 from course_lib.memory.facts import ExtractedFact
 from course_lib.memory.long_term import MemoryContext
-from course_lib.memory.store import ArchivedTurn, LongTermStore, MemoryUpdate
+from course_lib.memory.store import STOP_WORDS, ArchivedTurn, LongTermStore, MemoryUpdate
 from course_lib.tokenizer import TokenCounter
 
 EMPTY_BLOCK: Message = {"role": "user", "content": "<user_memory>\n</user_memory>"}
@@ -34,6 +36,17 @@ EMPTY_BLOCK: Message = {"role": "user", "content": "<user_memory>\n</user_memory
 
 def as_dict(fact: MemoryFact) -> dict[str, str]:
     return {"kind": fact.kind, "value": fact.value}
+
+
+def search_query(fts_query: Callable[[str, list[str]], str | None]) -> Callable[[str], str | None]:
+    """The store's query builder (`MemoryStore(path, make_query=...)`) from the exercise's
+    `fts_query(text, stop_words)`, with the library's stop words."""
+    stop_words = sorted(STOP_WORDS)
+
+    def make_query(text: str) -> str | None:
+        return fts_query(text, list(stop_words))
+
+    return make_query
 
 
 class MergedStore(LongTermStore):

@@ -6,7 +6,8 @@ keeps the notebook's source and this module's source identical, so later noteboo
 `HistorySummarizer` builds the summary request's data with the exercise `build_summary_source`
 (taken through `course_lib.your_code`: the student's code once it passes its public cases, the
 course's version until then) and has `summarize_detailed()`, so `ChatService` can use it in place of
-`ConversationSummaryService`. `commit_state` is the notebook's fill-in cell (this is the course's
+`ConversationSummaryService`. `plan_request` lets the exercise `plan_compression` decide, from what the
+window kept, which stored messages fold into the new summary and which stay exact. `commit_state` is the notebook's fill-in cell (this is the course's
 version of it): what the session holds after a validated reply. The summary lives in the
 `SummarySession`, the exact messages in the store from 03 (`self._histories`); `replace_history`
 writes a compressed history back, since `SessionHistory` has no "replace".
@@ -29,8 +30,9 @@ from course_lib.steps.sessions import ChatSession, normalize_session_id
 from course_lib.steps.window import WindowChatService, WindowReply
 from course_lib.your_code import on_each_call
 
-# In the notebook this is one line: `build_summary_source = your_code("build_summary_source")`.
+# In the notebook each of these is one line: `build_summary_source = your_code("build_summary_source")`.
 build_summary_source = on_each_call("build_summary_source")
+plan_compression = on_each_call("plan_compression")  # what to fold into the summary, what stays exact
 build_chat_messages = on_each_call("build_chat_messages")  # 02's exercise, as in the notebook
 
 SUMMARY_CHAT_PROMPT = get_support_chat_prompt("1.1.0")  # the chat prompt that explains <conversation_summary>
@@ -107,14 +109,13 @@ class RequestPlan:
 
 
 def plan_request(policy, summarizer, keep_recent_turns, developer, summary, history, user_message) -> RequestPlan:
-    # Try the window first; only if it drops history, fold the older turns into a new summary.
+    # Try the window first; plan_compression decides from what it kept what to fold into a new summary.
     context = [] if summary is None else [summary_message(summary)]
     prepared = policy.prepare(developer, history, user_message, context_messages=context)
-    if prepared.removed_history_messages == 0:
-        return RequestPlan(prepared, summary, history, 0, None)  # no extra model call
-    kept_turns = min(keep_recent_turns, prepared.context_history_messages // 2)
-    split = len(history) - 2 * kept_turns
-    older, kept = history[:split], history[split:]  # K = 0: everything is older
+    plan = plan_compression(history, prepared.context_history_messages, keep_recent_turns)
+    if plan is None:
+        return RequestPlan(prepared, summary, history, 0, None)  # the window dropped nothing: no extra model call
+    older, kept = plan["fold"], plan["keep"]  # K = 0: everything is older
     started_at = perf_counter()
     new_summary = summarizer.summarize(summary, older)
     summary_seconds = perf_counter() - started_at

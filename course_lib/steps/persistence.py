@@ -1,0 +1,78 @@
+"""Notebook 07: a session store whose every commit is the student's `commit_session`.
+
+`ExerciseSessionStore` keeps sessions in a dict of this process, like `InMemorySessionStore`, but
+what a commit writes — or whether it is refused — is decided by the exercise `commit_session(stored,
+expected_version, messages, summary, user)` (taken through `course_lib.your_code`: the student's
+code once it passes its public cases, the course's version before that). The function returns the
+new state; the store swaps it in under its lock, so a commit leaves the old state or the new one,
+never half of it. The exercise's `SessionConflictError` / `SessionOwnerError` become the library's,
+so `ChatService` reports them as it reports those of the SQLite store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from course_lib.messages import Message
+from course_lib.session_store import (
+    InMemorySessionStore,
+    SessionConflictError,
+    SessionOwnerError,
+    SessionState,
+    SessionStoreError,
+    _conflict_text,
+    check_owner,
+    check_storable,
+)
+from course_lib.whole_history import BrokenHistoryError, WholeHistory
+from course_lib.your_code import on_each_call
+
+CommitSession = Callable[[dict | None, int, list[dict], str | None, str | None], dict]
+
+
+def as_row(state: SessionState) -> dict:
+    """A stored session as the exercise sees it: plain data."""
+    return {"messages": [dict(message) for message in state.messages], "summary": state.summary,
+            "version": state.version, "owner": state.owner}  # fmt: skip
+
+
+class ExerciseSessionStore(InMemorySessionStore):
+    """Sessions in this process; `commit_session` decides every commit (notebook 07)."""
+
+    def __init__(self, commit_session: CommitSession | None = None) -> None:
+        super().__init__()
+        # In the notebook: `commit_session = your_code("commit_session")`.
+        self._commit_session = commit_session if commit_session is not None else on_each_call("commit_session")
+
+    def commit(
+        self,
+        session_id: str,
+        expected_version: int,
+        messages: Sequence[Message],
+        summary: str | None,
+        *,
+        unchanged_prefix: int,
+        now: float,
+        owner: str | None = None,
+    ) -> SessionState:
+        check_storable(session_id, owner, summary, messages)
+        with self._lock:
+            entry = self._states.get(session_id)
+            stored = None if entry is None else as_row(entry[0])
+            try:
+                row = self._commit_session(stored, expected_version, [dict(m) for m in messages], summary, owner)
+            except Exception as error:
+                kind = type(error).__name__
+                if kind == "SessionConflictError":
+                    raise SessionConflictError(_conflict_text(session_id)) from error
+                if kind == "SessionOwnerError":
+                    check_owner(session_id, entry[0].owner if entry else None, owner)
+                    raise SessionOwnerError(f"Сессия {session_id} принадлежит другому пользователю.") from error
+                raise
+            try:
+                state = SessionState(WholeHistory(row["messages"]), row["summary"], row["version"], row["owner"])
+            except (BrokenHistoryError, KeyError, TypeError) as error:
+                raise SessionStoreError(f"commit_session вернула не состояние сессии: {error}") from error
+            self._states[session_id] = (state, now)
+            self._states.move_to_end(session_id)
+        return state
