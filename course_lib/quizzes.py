@@ -9,8 +9,9 @@ Each notebook's quizzes live in `course_lib/data/quizzes/<notebook-stem>.json`:
 
 `why` (why a wrong pick is wrong) and `multiple` (default: more than one correct option) are
 optional. Options are stored in authoring order; `show_quiz()` shows them in a fixed shuffled
-order derived from the notebook and the quiz id, the same for every student and every run, with
-the correct options never all in the first positions.
+order derived from the notebook and the quiz id only, the same for every student and every run.
+Which options are correct plays no part in it: across the course's questions the correct option
+lands on every position, the first included (`tests/test_quizzes.py` checks the spread).
 
 In a notebook cell (its source hidden):
 
@@ -143,20 +144,16 @@ def all_quizzes() -> dict[str, dict[str, QuizQuestion]]:
     return {stem: load_quizzes(stem) for stem in notebook_stems()}
 
 
-def display_order(notebook: str, quiz_id: str, option_count: int, correct: frozenset[int]) -> tuple[int, ...]:
+def display_order(notebook: str, quiz_id: str, option_count: int) -> tuple[int, ...]:
     """The shown order of the options (indices in authoring order); the same on every run.
 
-    Seeded from sha256, not hash(): Python salts str hashes per process. When the shuffle leaves
-    the correct options in the first positions, the order is rotated by a seeded step in
-    1…n-1, which always moves them out of that telltale block.
+    Seeded from sha256, not hash(): Python salts str hashes per process. A plain shuffle that does
+    not know which options are correct: a rule that kept the answer away from some position would
+    itself be a tell (the answer was never first in any single-choice question once).
     """
     seed = int.from_bytes(hashlib.sha256(f"{_stem(notebook)}/{quiz_id}".encode()).digest()[:8], "big")
-    rng = random.Random(seed)
     order = list(range(option_count))
-    rng.shuffle(order)
-    if option_count > len(correct) and set(order[: len(correct)]) == set(correct):
-        step = rng.randrange(1, option_count)
-        order = order[step:] + order[:step]
+    random.Random(seed).shuffle(order)
     return tuple(order)
 
 
@@ -173,7 +170,7 @@ def _lookup(notebook: str, quiz_id: str) -> QuizQuestion:
 def displayed_question(notebook: str, quiz_id: str) -> QuizQuestion:
     """The question with its options in the order the student sees them."""
     question = _lookup(notebook, quiz_id)
-    order = display_order(notebook, quiz_id, len(question.options), question.correct_indices)
+    order = display_order(notebook, quiz_id, len(question.options))
     return question.reordered(order)
 
 

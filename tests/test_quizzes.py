@@ -1,9 +1,13 @@
 """Quiz data files and show_quiz(): valid questions, a shuffled order that gives nothing away,
-the same order on every run, and notebooks that show quizzes only through show_quiz()."""
+the same order on every run, and notebooks that show quizzes only through show_quiz().
+
+Tells across the course (issue 30): where the correct option is shown, which words open or fill
+the options, and how long they are must not let a student answer without knowing the topic."""
 
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import os
 import re
@@ -46,7 +50,6 @@ def test_quiz_is_valid_and_its_shown_order_gives_nothing_away(stem, quiz_id):
 
     shown = displayed_question(stem, quiz_id)
     assert sorted(option.text for option in shown.options) == sorted(o.text for o in question.options)
-    assert shown.correct_indices != frozenset(range(len(correct))), "correct options all shown first"
     assert shown.multiple == question.multiple and shown.explanation == question.explanation
     assert displayed_question(stem, quiz_id).options == shown.options  # stable within a process
 
@@ -71,19 +74,19 @@ def test_shown_order_does_not_depend_on_the_process():
 
 def test_shown_order_is_pinned():
     """Changing the shuffle changes every screenshot and every student's view: do it on purpose."""
-    assert display_order("04_sliding_window", "window-rules", 7, frozenset({0, 1, 2, 3})) == (
-        display_order("04_sliding_window.ipynb", "window-rules", 7, frozenset({0, 1, 2, 3}))
-    )
+    assert display_order("04_sliding_window", "window-rules", 7) == (2, 5, 1, 0, 6, 4, 3)
+    assert display_order("04_sliding_window.ipynb", "window-rules", 7) == (2, 5, 1, 0, 6, 4, 3)
     assert sorted(displayed_question("04_sliding_window", "window-rules").correct_indices) == [0, 2, 3, 6]
 
 
-def test_rotation_moves_correct_options_out_of_the_first_positions():
-    # Over many ids some shuffles put the correct options first; every one must be rotated away.
+def test_the_order_is_a_shuffle_that_does_not_know_the_answer():
+    # The old rule rotated the correct options out of the first positions, so the answer was never
+    # first: a tell. The order now depends on the notebook and the id only.
+    assert "correct" not in inspect.signature(display_order).parameters
     for number in range(300):
-        for count, correct in ((2, {0}), (4, {0}), (4, {0, 1}), (5, {0, 1, 2}), (7, {0, 1, 2, 3})):
-            order = display_order("nb", f"q{number}", count, frozenset(correct))
+        for count in (2, 4, 5, 7):
+            order = display_order("nb", f"q{number}", count)
             assert sorted(order) == list(range(count))
-            assert set(order[: len(correct)]) != correct
 
 
 def test_show_quiz_builds_the_widget_in_the_shown_order():
@@ -94,7 +97,7 @@ def test_show_quiz_builds_the_widget_in_the_shown_order():
     shown = displayed_question("04_sliding_window", "removed-history-messages")
     assert [option.text for option in quiz.question.options] == [o.text for o in shown.options]
     (right,) = shown.correct_indices
-    assert right != 0
+    assert right != 0  # the browser test's demo quiz: its script must not pass by clicking the first option
     assert not quiz.select(0).correct
     assert quiz.select(right).correct
     assert quiz._repr_mimebundle_()["text/plain"].startswith("▶ ")
@@ -232,3 +235,68 @@ def test_feedback_shown_on_a_wrong_answer_does_not_quote_the_right_one(stem, qui
         if (runs := quoted_runs(question.options[index].text, feedback))
     }
     assert not quoted, f"{stem}/{quiz_id}: the feedback on a wrong answer quotes the correct option: {quoted}"
+
+
+# --- No tells across the course (issue 30): position, openings, absolute words, length ------------
+
+ABSOLUTE_WORDS = ("всегда", "никогда", "гарантированно")  # anywhere in an option
+OPENINGS = ("Ничего", "Только")  # an option that starts with one of these
+SHOWN_FIRST_POSITIONS = 4  # every single-choice question has at least four options
+
+
+def all_options():
+    return [option for stem, quiz_id in ALL for option in load_quizzes(stem)[quiz_id].options]
+
+
+def test_every_single_choice_question_has_at_least_four_options():
+    assert all(len(load_quizzes(stem)[quiz_id].options) >= SHOWN_FIRST_POSITIONS for stem, quiz_id in SINGLE)
+
+
+def test_the_correct_option_is_shown_on_every_position_roughly_evenly():
+    positions = [next(iter(displayed_question(stem, quiz_id).correct_indices)) for stem, quiz_id in SINGLE]
+    counts = [positions.count(position) for position in range(SHOWN_FIRST_POSITIONS)]
+    # Evenly would be a quarter each: every position gets at least an eighth, none more than half.
+    assert all(count * 2 * SHOWN_FIRST_POSITIONS >= len(SINGLE) for count in counts), counts
+    assert all(count * 2 <= len(SINGLE) for count in counts), counts
+    # With several correct options the first one shown is sometimes correct, sometimes not.
+    firsts = [0 in displayed_question(stem, quiz_id).correct_indices for stem, quiz_id in ALL
+              if load_quizzes(stem)[quiz_id].multiple]
+    assert any(firsts) and not all(firsts), firsts
+
+
+@pytest.mark.parametrize("opening", OPENINGS)
+def test_an_opening_word_does_not_mark_the_wrong_options(opening):
+    marked = [option.correct for option in all_options() if option.text.startswith(opening)]
+    assert not marked or (any(marked) and not all(marked)), (
+        f"options that start with «{opening}»: {marked.count(True)} correct, {marked.count(False)} wrong"
+    )
+
+
+@pytest.mark.parametrize("word", ABSOLUTE_WORDS)
+def test_an_absolute_word_is_in_correct_options_too_or_nowhere(word):
+    marked = [option.correct for option in all_options() if re.search(rf"\b{word}\b", option.text, re.IGNORECASE)]
+    assert not marked or any(marked), f"«{word}» only in wrong options ({len(marked)})"
+
+
+def test_absolute_words_mark_correct_options_about_as_often_as_any_option():
+    options = all_options()
+    base = sum(option.correct for option in options) / len(options)
+    pattern = re.compile(rf"\b({'|'.join(ABSOLUTE_WORDS)})\b|^({'|'.join(OPENINGS)})", re.IGNORECASE)
+    marked = [option.correct for option in options if pattern.search(option.text)]
+    assert sum(marked) >= len(marked) * base / 2, (sum(marked), len(marked), base)
+
+
+def test_the_correct_options_are_not_systematically_the_longest():
+    # Single and multiple choice together: how often the longest option is a correct one, against
+    # how often that would happen by chance (k correct of n options: k/n), and the mean length.
+    longest_correct, by_chance, correct_lengths, wrong_lengths = 0, 0.0, [], []
+    for stem, quiz_id in ALL:
+        question = load_quizzes(stem)[quiz_id]
+        lengths = [len(option.text) for option in question.options]
+        mean = sum(lengths) / len(lengths)
+        longest_correct += lengths.index(max(lengths)) in question.correct_indices
+        by_chance += len(question.correct_indices) / len(lengths)
+        for index, length in enumerate(lengths):
+            (correct_lengths if index in question.correct_indices else wrong_lengths).append(length / mean)
+    assert longest_correct <= by_chance * 1.25, (longest_correct, by_chance)
+    assert sum(correct_lengths) / len(correct_lengths) <= 1.1 * sum(wrong_lengths) / len(wrong_lengths)
