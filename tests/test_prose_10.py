@@ -11,7 +11,7 @@ import pytest
 from course_lib.memory_eval import lesson
 from course_lib.memory_eval.dataset import load_dataset
 from course_lib.memory_eval.report import results_from_json
-from notebook_text import ALL_NOTEBOOKS, load_cells, markdown_text, notebook_name
+from notebook_text import ALL_NOTEBOOKS, MAIN_NOTEBOOKS, NOTEBOOKS, load_cells, markdown_text, notebook_name
 
 DATASET = load_dataset()
 OFFLINE = {r.name: r for r in results_from_json(lesson.stored_run("offline").data, DATASET)}
@@ -67,3 +67,17 @@ def test_no_notebook_claims_what_a_real_model_does_without_a_measurement(path):
     for claim in (r"[Нн]астоящая модель ведёт себя похоже", r"[Нн]астоящая модель тоже обычно справляется",
                   r"настоящие модели часто тоже"):
         assert not re.search(claim, text), (path.name, claim)
+
+
+def test_the_benchmark_terms_are_in_the_glossary_and_10_links_it(text):
+    glossary = (NOTEBOOKS / "glossary.md").read_text(encoding="utf-8")
+    for term in ("бенчмарк памяти", "доказательство", "верный ответ", "отказ от ответа", "фронт Парето"):
+        assert f"**{term}**" in glossary, term
+    assert "](glossary.md)" in text
+
+
+def test_only_the_last_main_notebook_says_it_is_the_last():
+    last = MAIN_NOTEBOOKS[-1]
+    for path in ALL_NOTEBOOKS:
+        said = "последний ноутбук курса" in markdown_text(nbformat.read(path, as_version=4).cells)
+        assert said == (path == last), notebook_name(path)
