@@ -17,7 +17,7 @@ import argparse
 import sys
 import time
 
-from course_lib.russian import turns_count
+from course_lib.russian import decimal, turns_count
 from course_lib.strategies import (
     StrategyError,
     StrategySettings,
@@ -130,7 +130,7 @@ def run_strategies(args: argparse.Namespace) -> int:
     path = "LLMClient + openai SDK" if args.via_sdk else "напрямую, без HTTP-слоя SDK"
     print(
         f"\nМодель: офлайн-модель (учебная; знает только то, что есть в запросе), {path}. "
-        f"Замер занял {elapsed:.1f} с."
+        f"Замер занял {decimal(elapsed, 1)} с."
     )
     return 0
 

@@ -29,7 +29,7 @@ from course_lib.console_input import typed_lines
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
-from course_lib.russian import plural, tokens
+from course_lib.russian import decimal, plural, tokens
 from course_lib.your_code import used_line
 
 YES_NO = {True: "да", False: "нет"}
@@ -38,7 +38,7 @@ DEFAULT_STORE = Path(__file__).resolve().parent.parent / ".course-data" / "sessi
 
 def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_text: bool = True) -> None:
     if with_text:  # a streamed reply is already on the screen
-        out(f"Assistant: {result.text}")
+        out(f"Поддержка: {result.text}")
     code = used_line(getattr(result, "implementations", ()))
     if code is not None:  # chat --your-code: which of the student's functions answered
         out(code)
@@ -49,7 +49,7 @@ def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_t
     out(f"Оценка входных токенов до запроса: {result.estimated_prompt_tokens}")
     if result.token_factor != 1.0:
         corrected = result.estimated_prompt_tokens * result.token_factor
-        out(f"С поправкой на токенизатор провайдера (×{result.token_factor:.2f}): ~{corrected:.0f}")
+        out(f"С поправкой на токенизатор провайдера (×{decimal(result.token_factor)}): ~{corrected:.0f}")
     if result.calibration is not None:
         out(f"Поправка токенов: {result.calibration.describe()}")
     out(f"Сводка сохранена: {YES_NO[result.has_summary]}")
@@ -62,8 +62,8 @@ def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_t
         out(f"Сервер посчитал этот запрос до отправки: {tokens(result.measured_prompt_tokens)}")
     if result.memory_extraction is not None:
         out(result.memory_extraction.describe())
-    out(f"Время ответа: {result.elapsed_seconds:.2f} с"
-        + (f" (из них извлечение фактов {result.memory_extraction.elapsed_seconds:.2f} с)"
+    out(f"Время ответа: {decimal(result.elapsed_seconds)} с"
+        + (f" (из них извлечение фактов {decimal(result.memory_extraction.elapsed_seconds)} с)"
            if result.memory_extraction is not None else ""))
     if result.total_tokens is None:
         out("Провайдер не вернул статистику токенов.")
@@ -76,7 +76,7 @@ def print_reply(result: ChatReply, out: Callable[[str], None] = print, *, with_t
     out(f"Стоимость хода: {format_usd(result.cost_usd)}" + ("" if result.cost_usd is not None else
         " (нет цены для этой модели; задайте MODEL_PRICES)"))
     if result.first_token_seconds is not None:
-        out(f"Первый фрагмент ответа через: {result.first_token_seconds:.2f} с")
+        out(f"Первый фрагмент ответа через: {decimal(result.first_token_seconds)} с")
     out(f"ID ответа: {result.response_id}")
 
 
@@ -182,11 +182,12 @@ def _context_warning(service: ChatService) -> str | None:
 
 
 def _printer(shown: list[str], write: Callable[[str], None]) -> Callable[[str], None]:
-    """Print streamed pieces as they come, after an "Assistant: " label; remember what was shown."""
+    """Print streamed pieces as they come, after a "Поддержка: " label (the assistant's name in every
+    transcript of the course); remember what was shown."""
 
     def on_delta(piece: str) -> None:
         if not shown:
-            write("Assistant: ")
+            write("Поддержка: ")
         shown.append(piece)
         write(piece)
 

@@ -34,6 +34,7 @@ from course_lib.llm.client import LLMClient
 from course_lib.memory import LongTermMemory, MemoryExtractor, MemoryStore
 from course_lib.memory.store import PREFIX_CHARS
 from course_lib.prompts.support_chat import get_support_chat_prompt
+from course_lib.russian import decimal
 from course_lib.tokenizer import TokenCounter
 
 
@@ -211,8 +212,8 @@ def format_runs(runs: Sequence[MemoryRun]) -> str:
             run.strategy,
             f"{run.answered}/{run.questions}",
             str(run.leaks),
-            f"{run.tokens_per_request:.1f}",
-            f"{(run.tokens_per_request / baseline - 1) * 100:+.1f} %",
+            decimal(run.tokens_per_request, 1),
+            f"{(run.tokens_per_request / baseline - 1) * 100:+.1f} %".replace(".", ","),
             str(run.extraction_calls),
             str(run.extraction_tokens),
         ))
@@ -225,7 +226,7 @@ def format_side_by_side(runs: Sequence[MemoryRun]) -> str:
     header = ("память", "вызовов модели", "входных токенов на ход", "ответов о прошлых сессиях",
               "выдуманных значений в памяти", "утечек")  # fmt: skip
     rows = [header] + [
-        (run.strategy, str(run.model_calls), f"{run.input_tokens_per_turn:.1f}", f"{run.answered}/{run.questions}",
+        (run.strategy, str(run.model_calls), decimal(run.input_tokens_per_turn, 1), f"{run.answered}/{run.questions}",
          str(run.invented), str(run.leaks))
         for run in runs
     ]  # fmt: skip

@@ -22,6 +22,7 @@ from course_lib.llm.errors import (
     LLMServerError,
     LLMTimeoutError,
 )
+from course_lib.russian import decimal
 
 # One short exchange: a few tokens each way, so a paid check costs a fraction of a cent.
 CHECK_MESSAGES = [
@@ -110,7 +111,7 @@ def check_connection(settings: Settings) -> ConnectionReport:
         return ConnectionReport(False, (f"✘ Модель {target} не ответила.", *advice(error, quick)))
     elapsed = perf_counter() - started
     text = (result.text or "").strip().replace("\n", " ")
-    lines = [f"✔ Модель ответила за {elapsed:.1f} с: {target} (ответ модели: «{text[:80]}»)."]
+    lines = [f"✔ Модель ответила за {decimal(elapsed, 1)} с: {target} (ответ модели: «{text[:80]}»)."]
     if client.instruction_role != settings.instruction_role:
         lines.append(
             f"Сервер не принял роль {settings.instruction_role}, и ответ пришёл с ролью "

@@ -20,7 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from course_lib.russian import messages_count, turns_count
+from course_lib.russian import decimal, messages_count, turns_count
 from course_lib.store_load import Turn, chat_worker, run_workers
 
 CUSTOMER = "anna"
@@ -43,17 +43,10 @@ python -m course_lib.postgres.cluster stop .course-data/postgres"""
 
 RECORDED = """\
 Записанный прогон (PostgreSQL 15, Debian 12, 2 ядра; 2026-12-01):
-  процесс 1 (PID 20442): 2 хода в сессии case-8041-3d830aec, 0.14 с на ход
-  процесс 2 (PID 21255): 1 ход в той же сессии, 0.40 с на ход
+  процесс 1 (PID 20442): 2 хода в сессии case-8041-3d830aec, 0,14 с на ход
+  процесс 2 (PID 21255): 1 ход в той же сессии, 0,40 с на ход
   ответ процесса 2: «Номер вашего заказа — 8041.»
-  в базе: 6 сообщений в сессии, владелец anna
-Замер хранилищ (ходов в секунду без вызова модели; скрипт bench_stores.py из репозитория курса;
-2 ядра, занятые и другими задачами, поэтому цифры шумные):
-  процессов   SQLite (один файл)   PostgreSQL
-          1                   92          589
-          2                   90          604
-          4                  259          285
-          8                   58          265"""
+  в базе: 6 сообщений в сессии, владелец anna"""
 
 
 @dataclass(frozen=True)
@@ -100,7 +93,7 @@ def _run(location) -> DemoReport:
             return DemoReport(tuple(lines), recorded=False)
         per_turn = (report.finished - report.started) / max(report.turns, 1)
         lines.append(f"  процесс {number} (PID {report.pid}): {turns_count(report.turns)} в сессии {session_id}, "
-                     f"{per_turn:.2f} с на ход (с запуском {time.perf_counter() - started:.1f} с)")
+                     f"{decimal(per_turn)} с на ход (с запуском {decimal(time.perf_counter() - started, 1)} с)")
     lines.append(f"  ответ процесса 2: «{reports[1].replies[-1][1]}»")
     store = open_session_store(location)
     try:

@@ -52,4 +52,4 @@ def price_for(model: str, prices: Mapping[str, Price]) -> Price | None:
 
 
 def format_usd(amount: float | None) -> str:
-    return "—" if amount is None else f"${amount:.6f}"
+    return "—" if amount is None else f"${amount:.6f}".replace(".", ",")

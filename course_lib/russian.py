@@ -1,12 +1,14 @@
-"""Numbers that agree with their nouns in every printed string: «1 токен», «3 токена», «11 токенов».
+"""Numbers as Russian text writes them: counts that agree with their nouns («1 токен», «3 токена»,
+«11 токенов») and decimals with a comma («0,14 с», «×2,73»).
 
 The one home of Russian plural forms in the course: notebooks, widgets, the console and reports
-format counts through `plural()` or one of the shortcuts below, never with a fixed ending.
+format counts through `plural()` or one of the shortcuts below, never with a fixed ending, and
+decimals in Russian sentences through `decimal()`.
 """
 
 from __future__ import annotations
 
-__all__ = ["plural", "tokens", "messages_count", "turns_count", "facts_count", "calls_count"]
+__all__ = ["decimal", "plural", "tokens", "messages_count", "turns_count", "facts_count", "calls_count"]
 
 
 def plural_form(number: int, forms: tuple[str, str, str]) -> str:
@@ -44,3 +46,8 @@ def facts_count(number: int) -> str:
 
 def calls_count(number: int) -> str:
     return plural(number, ("вызов", "вызова", "вызовов"))
+
+
+def decimal(value: float, digits: int = 2) -> str:
+    """A decimal number with a comma, as a Russian sentence writes it: decimal(0.14) -> "0,14"."""
+    return f"{value:.{digits}f}".replace(".", ",")

@@ -19,6 +19,8 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
+from course_lib.russian import decimal
+
 
 @dataclass(frozen=True)
 class CalibrationEvidence:
@@ -38,7 +40,7 @@ class CalibrationEvidence:
         if self.exact:
             return f"оценка совпадает с провайдером (замеров: {self.samples}), поправка ×1"
         return (
-            f"поправка ×{self.factor:.2f} (замеров: {self.samples}; "
+            f"поправка ×{decimal(self.factor)} (замеров: {self.samples}; "
             f"последний: оценка {self.last_estimate} → провайдер {self.last_actual})"
         )
 

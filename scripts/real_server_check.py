@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             pieces.append(piece)
             print(piece, end="", flush=True)
 
-        print("  Assistant: ", end="", flush=True)
+        print("  Поддержка: ", end="", flush=True)
         try:
             reply = app.chat_service.reply("stream", DIALOGUE[1], on_delta=show)
         except ChatServiceError as error:  # e.g. the reply hit MAX_OUTPUT_TOKENS: not saved, as designed

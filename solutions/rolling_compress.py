@@ -15,7 +15,7 @@ def rolling_compress(
 
     summaries = [m for m in messages if m.get("is_summary") is True]
     if len(summaries) > 1:
-        raise ValueError("в истории не может быть больше одного summary")
+        raise ValueError("в истории не может быть больше одной сводки")
     system_prompts = [
         m for m in messages if m.get("role") == "system" and m.get("is_summary") is not True
     ]
@@ -38,5 +38,5 @@ def rolling_compress(
         raise TypeError("summarize должен вернуть строку")
     summary = summary.strip()
     if not summary:
-        raise ValueError("summarize вернул пустое summary")
+        raise ValueError("summarize вернул пустую сводку")
     return [*system_prompts, {"role": "user", "content": summary, "is_summary": True}, *recent]

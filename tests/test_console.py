@@ -36,7 +36,7 @@ def run_chat(lines: list[str], args: tuple[str, ...] = (), **env: str) -> str:
 
 
 def assistant_lines(output: str) -> list[str]:
-    return [line.split("Assistant: ", 1)[1] for line in output.splitlines() if "Assistant: " in line]
+    return [line.split("Поддержка: ", 1)[1] for line in output.splitlines() if "Поддержка: " in line]
 
 
 def test_console_remembers_the_order_number(monkeypatch):

@@ -168,7 +168,8 @@ def test_the_glossary_is_linked_and_exists(notebook):
     assert "](glossary.md)" in markdown(notebook)
     glossary = (ROOT / "notebooks" / "glossary.md").read_text(encoding="utf-8")
     for term in ("сводка", "ход", "сообщение", "инструкция", "клиент", "блокировка", "бюджет",
-                 "контекстное окно модели", "оперативная память", "заготовка", "версия курса"):
+                 "контекстное окно модели", "память процесса", "заготовка", "версия курса",
+                 "сжатие", "факт", "извлечение", "аренда", "TTL", "предел длины сводки", "разрыв"):
         assert f"**{term}" in glossary, term
 
 

@@ -89,7 +89,7 @@ def test_no_timing_is_stated_in_prose(each, window):
     # Machine-dependent: printed by the cell, never written in markdown.
     assert not re.search(r"(?<![\d.,])\d+[.,]\d+\s?(с|сек|s|мс|ms)\b", markdown(each))
     timing = output_text(cell(window, "nb04-31b"))
-    assert len(re.findall(r"\d+\.\d+ с", timing)) == 3
+    assert len(re.findall(r"\d+,\d+ с", timing)) == 3  # a decimal comma: the sentence is Russian
 
 
 def test_one_spelling_of_the_offline_model(each):
@@ -199,7 +199,7 @@ def test_recorded_provider_numbers_and_what_they_do_to_a_budget(notebook, provid
     assert f"RECORDED_PROMPT_TOKENS = {RECORDED_PROMPT_TOKENS}" in source
     out = output_text(cell(provider, "nb04-15h"))
     ratio = RECORDED_PROMPT_TOKENS / RECORDED_ESTIMATE
-    assert f"= {ratio:.1f}" in out
+    assert f"= {ratio:.1f}".replace(".", ",") in out
     budget = f"{round(6000 * ratio, -2):,.0f}".replace(",", "\u00a0")
     assert f"≈ {budget} токенов" in out
     assert "4096: вход + ответ" in out and "не помещается" in out
@@ -230,6 +230,7 @@ def test_character_estimate_is_roughly_twice_tiktoken(provider):
     table = output_text(cell(provider, "nb04-15j"))
     rows = [row.split("|")[1:-1] for row in table.splitlines()[2:] if row.startswith("|")]
     assert len(rows) == 4
+    rows = [[cell.replace(",", ".") for cell in row] for row in rows]  # decimal commas in a Russian table
     assert all(1.8 < float(row[-1]) < 2.5 for row in rows)
     assert "2–3 символа" in markdown(provider)
     assert all(float(row[3]) > 3 and 2 <= float(row[4]) <= 3 for row in rows)
@@ -239,9 +240,9 @@ def test_window_drops_and_gaps_are_shown_not_only_counted(notebook):
     out = output_text(cell(notebook, "nb04-39b"))
     assert "✗ не отправлено" in out and "✓ в запросе" in out
     assert "8041" in out.split("История сессии до хода")[1]
-    assert "ход 1" in out and "Дыры в окне: нет" in out
+    assert "ход 1" in out and "Разрывы в окне: нет" in out
     table = output_text(cell(notebook, "nb04-26"))
-    assert "дыры" in table and "✔ совпадает" in table and "✘" not in table
+    assert "разрывы" in table and "✔ совпадает" in table and "✘" not in table
 
 
 # --- the student's code runs the window (issue 17) ---------------------------------------------
@@ -348,7 +349,7 @@ def test_a_window_with_a_gap_is_visible_in_its_figures(window_module, monkeypatc
     developer = {"role": "developer", "content": "Будь краток."}
     long_text = "очень длинная жалоба " * 40
     history = [{"role": "user", "content": "Заказ 8041."}, {"role": "assistant", "content": "Принято."},
-               {"role": "user", "content": long_text}, {"role": "assistant", "content": "Поняла."},
+               {"role": "user", "content": long_text}, {"role": "assistant", "content": "Понял."},
                {"role": "user", "content": "Не горит."}, {"role": "assistant", "content": "Проверьте кабель."}]
     new = {"role": "user", "content": "Что дальше?"}
     budget = counter.count_messages([developer, *history[:2], *history[4:], new])

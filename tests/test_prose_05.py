@@ -94,7 +94,7 @@ def test_a_late_threshold_is_over_the_courses_budget_not_the_context_window(ever
 def test_k_is_said_to_count_turns_where_it_is_introduced(cells):
     intro = code_cell(cells, "nb05-27").source
     assert "K здесь\nсчитает **ходы**" in intro or "K здесь считает **ходы**" in intro
-    assert "**сообщения**" in intro and "её K = 2 — это наш K = 1" in intro
+    assert "**сообщения**" in intro and "по умолчанию там K = 4 сообщения, то есть наш K = 2" in intro
 
 
 def test_the_tags_quiz_does_not_call_role_priority_a_guarantee():

@@ -411,10 +411,10 @@ def test_the_console_refuses_another_users_session_and_forget_spares_it(shared_b
     bob = _chat(monkeypatch, location, ["Напомните номер заказа.", "/forget", "/exit"],
                 "--user", "bob", "--session", "case-1")
     assert "Ошибка чата: Сессия case-1 принадлежит другому пользователю" in bob.stdout
-    assert "8041" not in bob.stdout and "Assistant:" not in bob.stdout
+    assert "8041" not in bob.stdout and "Поддержка:" not in bob.stdout
     again = _chat(monkeypatch, location, ["Напомните номер заказа.", "/exit"],
                   "--user", "alice", "--session", "case-1")
-    assert "сообщений в истории 2" in again.stdout and "8041" in again.stdout.split("Assistant:")[-1]
+    assert "сообщений в истории 2" in again.stdout and "8041" in again.stdout.split("Поддержка:")[-1]
     assert "s3cret" not in again.stdout
 
 

@@ -76,12 +76,30 @@ def test_the_summary_request_names_the_summary_model_and_the_chat_request_does_n
 
 
 def test_both_prompt_versions_are_kept_and_1_1_0_states_its_cap():
-    assert list_chat_history_summary_versions() == ("1.0.0", "1.1.0")
+    assert list_chat_history_summary_versions() == ("1.0.0", "1.1.0", "1.2.0")
     old, new = get_chat_history_summary_prompt("1.0.0"), get_chat_history_summary_prompt("1.1.0")
     assert old.required_variables == frozenset()
     assert new.required_variables == {"max_summary_chars"}
     assert length_cap(new.render(max_summary_chars=240)) == 240
     assert length_cap(old.render()) is None
+
+
+def test_1_2_0_is_1_1_0_in_the_glossary_s_words_and_is_active():
+    # Issue 30: «сводка», not «резюме»; «сообщения», not «реплики». The rules are 1.1.0's, the cap keeps
+    # «не длиннее N символов» (the offline model reads it) and the instruction keeps its size in tokens,
+    # so the stored runs of notebooks 06 and 10 stay what the code gives.
+    from course_lib.prompts.chat_history_summary import CHAT_HISTORY_SUMMARY_PROMPT
+    from course_lib.tokenizer import TokenCounter
+
+    old, new = get_chat_history_summary_prompt("1.1.0"), get_chat_history_summary_prompt("1.2.0")
+    assert CHAT_HISTORY_SUMMARY_PROMPT is new and new.required_variables == old.required_variables
+    text = new.render(max_summary_chars=600)
+    assert "резюме" not in text.lower() and "реплик" not in text and "сводк" in text
+    assert length_cap(text) == 600
+    rules = [line for line in old.body.splitlines() if "резюме" not in line.lower() and "реплик" not in line]
+    assert all(line in new.body.splitlines() for line in rules)
+    counter = TokenCounter()
+    assert counter.count_text(text) == counter.count_text(old.render(max_summary_chars=600))
 
 
 def test_the_service_renders_its_cap_into_the_instruction(offline_settings):

@@ -239,7 +239,7 @@ def test_the_console_dialogue_shows_the_tool_calls(monkeypatch, tmp_path):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert f'⚙ core_memory_append({{"label": "клиент", "text": "Телефон: {PHONE}"}})' in out
-    assert f"Assistant: Ваш телефон: {PHONE}." in out
+    assert f"Поддержка: Ваш телефон: {PHONE}." in out
     assert "⚙ memory_forget" in out and "Основная память пуста." in out[out.index("⚙ memory_forget"):]
     assert out.count("Новый Session ID") == 1
 

@@ -110,7 +110,7 @@ def test_metrics_use_the_console_wording():
     reply = controller.send(MONITOR[0])
     console_lines: list[str] = []
     print_reply(reply, console_lines.append)
-    assert controller.metrics[: len(console_lines) - 1] == console_lines[1:]  # all but "Assistant: …"
+    assert controller.metrics[: len(console_lines) - 1] == console_lines[1:]  # all but "Поддержка: …"
     assert controller.metrics[-1] == "Вызовов модели на этом ходу: 1"
 
 

@@ -17,7 +17,7 @@ def rolling_compress(messages: list[dict], summarize: Callable[[str], str], keep
         else:
             dialogue.append(message)
     if len(old_summary) > 1:
-        raise ValueError("в истории больше одного summary")
+        raise ValueError("в истории больше одной сводки")
     if len(dialogue) <= keep:
         return messages[:]
     cut = len(dialogue) - keep  # not dialogue[-keep:]: with keep = 0 that is the whole list
@@ -28,5 +28,5 @@ def rolling_compress(messages: list[dict], summarize: Callable[[str], str], keep
     if not isinstance(result, str):
         raise TypeError("summarize должен вернуть строку")
     if not result.strip():
-        raise ValueError("summarize вернул пустое summary")
+        raise ValueError("summarize вернул пустую сводку")
     return instructions + [{"role": "user", "content": result.strip(), "is_summary": True}] + dialogue[cut:]

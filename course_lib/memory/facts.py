@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from course_lib.llm.offline.lexicon import OVERRIDE_PATTERNS as _OVERRIDES
+from course_lib.validation_words import json_problem, validation_field, validation_problem
 
 FactKind = Literal["name", "order_number", "product", "problem", "phone", "email", "preference"]
 
@@ -123,13 +124,13 @@ def parse_extraction(text: str | None) -> list[ExtractedFact]:
     try:
         data, _ = json.JSONDecoder().raw_decode(body, start if start >= 0 else 0)
     except json.JSONDecodeError as error:
-        raise MemoryExtractionError(f"Ответ модели — не JSON: {error.msg}.") from None
+        raise MemoryExtractionError(f"Ответ модели — не JSON: {json_problem(error)}.") from None
     try:
         result = ExtractionResult.model_validate(data)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "ответ"
-        raise MemoryExtractionError(f"JSON с фактами не прошёл проверку ({where}): {first['msg']}.") from None
+        where = validation_field(first, default="ответ")
+        raise MemoryExtractionError(f"JSON с фактами не прошёл проверку ({where}): {validation_problem(first)}.") from None
     # The same fact twice in one answer is one fact.
     return list(dict.fromkeys(result.facts))
 

@@ -96,7 +96,11 @@ def run(args: argparse.Namespace) -> int:
     print(format_run(run_result))
     print(f"\nЗамер занял {time.perf_counter() - started:.1f} с.".replace(".", ",", 1))
     if args.json:
+        from course_lib.prompts.chat_history_summary import CHAT_HISTORY_SUMMARY_PROMPT
+
+        # The summary prompt's version: its rules decide what a summary keeps (a stored run names it).
         meta |= {"strategies": list(names), "your_code": args.your_code,
+                 "summary_prompt": f"chat_history_summary@{CHAT_HISTORY_SUMMARY_PROMPT.version}",
                  "date": datetime.date.today().isoformat()}  # fmt: skip
         write_json(run_result, args.json, meta)
         records = len(run_result.questions) * len(names)

@@ -171,7 +171,8 @@ def describe_run(run: StoredRun) -> str:
     lines = [f"Модель: {meta.get('model_name', meta.get('model'))}"]
     for key, label in (("server", "сервер"), ("model_file", "файл модели"), ("n_ctx", "контекст сервера, токенов"),
                        ("temperature", "температура"), ("max_output_tokens", "предел ответа, токенов"),
-                       ("machine", "машина"), ("date", "дата прогона")):  # fmt: skip
+                       ("summary_prompt", "промпт сводки"), ("machine", "машина"),
+                       ("date", "дата прогона")):  # fmt: skip
         if key in meta:
             lines.append(f"  {label}: {meta[key]}")
     lines.append(f"  вопросов: {meta['questions']} (первые в наборе, {plural(meta['customers'], ('клиент', 'клиента', 'клиентов'))}); "

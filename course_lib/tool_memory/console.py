@@ -43,4 +43,4 @@ def run_tool_console(
         except ToolAgentError as error:
             out(f"Ошибка чата: {error}")
             continue
-        out(f"Assistant: {result.text}")
+        out(f"Поддержка: {result.text}")

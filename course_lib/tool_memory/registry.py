@@ -22,20 +22,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from course_lib.course_versions.run_tool_calls import run_tool_calls
+from course_lib.validation_words import validation_field, validation_problem
 
 __all__ = ["Tool", "ToolArgumentsError", "describe_validation", "run_tool_calls", "tool_specs"]
-
-_PYDANTIC_WORDS = {
-    "missing": "обязательное поле не задано",
-    "extra_forbidden": "лишнее поле",
-    "string_type": "нужна строка",
-    "string_too_short": "пустая строка или слишком короткая",
-    "string_too_long": "слишком длинная строка",
-    "int_type": "нужно целое число",
-    "int_parsing": "нужно целое число",
-    "greater_than_equal": "слишком маленькое число",
-    "less_than_equal": "слишком большое число",
-}
 
 
 class ToolArgumentsError(ValueError):
@@ -80,8 +69,4 @@ def tool_specs(tools: Mapping[str, Tool]) -> list[dict[str, Any]]:
 
 def describe_validation(error: ValidationError) -> str:
     """Pydantic's errors in Russian, one «поле: что не так» per problem."""
-    parts = []
-    for problem in error.errors():
-        field = ".".join(str(part) for part in problem.get("loc", ())) or "аргументы"
-        parts.append(f"{field}: {_PYDANTIC_WORDS.get(problem.get('type', ''), problem.get('msg', ''))}")
-    return "; ".join(parts)
+    return "; ".join(f"{validation_field(problem)}: {validation_problem(problem)}" for problem in error.errors())

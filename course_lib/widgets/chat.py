@@ -79,7 +79,7 @@ def metric_lines(reply: ChatReply, *, summary: bool = True) -> list[str]:
     lines: list[str] = []
     print_reply(reply, lines.append)
     code = used_line(getattr(reply, "implementations", ()))  # shown on its own line, under the reply
-    lines = [line for line in lines if not line.startswith("Assistant: ") and line != code]
+    lines = [line for line in lines if not line.startswith("Поддержка: ") and line != code]
     if not summary:
         lines = [line for line in lines if not line.lower().startswith("summary")]
     lines.append(f"Вызовов модели на этом ходу: {reply.llm_calls}")

@@ -36,7 +36,7 @@ KIND_COLORS = {
 }
 OVERHEAD_COLOR = "#bdc3c7"
 FREE_COLOR = "#ecf0f1"
-ROLE_TITLES = {"user": "Вы", "assistant": "Assistant"}
+ROLE_TITLES = {"user": "Вы", "assistant": "Поддержка"}
 
 _PRE = "margin:2px 0;white-space:pre-wrap;word-break:break-word;font-size:12px;font-family:monospace"
 _LONG_TEXT = 240
@@ -179,7 +179,7 @@ def render_budget_bar(view: ContextView) -> str:
     scale = max(view.budget, view.estimated_tokens, 1)
     parts = [(kind, view.tokens_of(kind), KIND_COLORS[kind], KIND_LABELS[kind]) for kind in
              (DEVELOPER, SUMMARY, HISTORY, USER, TOOL)]
-    parts.append(("overhead", view.overhead_tokens, OVERHEAD_COLOR, "затравка ответа"))
+    parts.append(("overhead", view.overhead_tokens, OVERHEAD_COLOR, "начало ответа"))
     parts.append(("free", view.free_tokens, FREE_COLOR, "свободно"))
     segments = []
     for key, amount, color, label in parts:
@@ -280,7 +280,7 @@ def render_context(
     if view.overhead_tokens:
         parts.append(
             f'<div style="font-size:11px;color:#555">+ {esc(tokens(view.overhead_tokens))} '
-            "на затравку ответа модели (входят в оценку).</div>"
+            "— служебные токены начала ответа модели (входят в оценку).</div>"
         )
     parts.append('<div class="course-left-out" style="margin-top:6px">')
     if view.left_out:

@@ -17,7 +17,7 @@ from course_lib.llm.offline.ledger import ORDERS_LABEL, CustomerRecord
 NOTHING_YET = "Существенных фактов пока нет."
 
 
-# The priority the summary prompt 1.1.0 states: under a length cap, the lower ones go first.
+# The priority the summary prompt states since 1.1.0: under a length cap, the lower ones go first.
 # Earlier orders belong to item 1 («номер заказа и товар»), the customer's phone, e-mail and city
 # to item 6 («ограничения и пожелания»: how and where to reach them).
 PRIORITY = (

@@ -1,12 +1,14 @@
 from course_lib.prompts.chat_history_summary.v1_0_0 import CHAT_HISTORY_SUMMARY_PROMPT_V1_0_0
 from course_lib.prompts.chat_history_summary.v1_1_0 import CHAT_HISTORY_SUMMARY_PROMPT_V1_1_0
+from course_lib.prompts.chat_history_summary.v1_2_0 import CHAT_HISTORY_SUMMARY_PROMPT_V1_2_0
 from course_lib.prompts.template import PromptTemplate, select_version
 
-ACTIVE_CHAT_HISTORY_SUMMARY_VERSION = "1.1.0"
+ACTIVE_CHAT_HISTORY_SUMMARY_VERSION = "1.2.0"
 
 _CHAT_HISTORY_SUMMARY_PROMPTS: dict[str, PromptTemplate] = {
     CHAT_HISTORY_SUMMARY_PROMPT_V1_0_0.version: CHAT_HISTORY_SUMMARY_PROMPT_V1_0_0,
     CHAT_HISTORY_SUMMARY_PROMPT_V1_1_0.version: CHAT_HISTORY_SUMMARY_PROMPT_V1_1_0,
+    CHAT_HISTORY_SUMMARY_PROMPT_V1_2_0.version: CHAT_HISTORY_SUMMARY_PROMPT_V1_2_0,
 }
 
 
