@@ -26,6 +26,7 @@ notebook; the totals are given for the main path and for everything.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import re
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout, course_root
+from course_lib.russian import plural_form
 
 LETTERS = "АБВГДЕЖЗИК"
 SHOW_QUIZ = re.compile(r"""show_quiz\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""")
@@ -57,6 +59,7 @@ class TimeModel:
 
 TIME_MODEL = TimeModel()
 SHOW_FILL_IN = re.compile(r"\btry_fill_in\(")
+FILL_IN_REFERENCE = re.compile(r"\btry_fill_in\([^)]*?\breference=(\w+)")
 
 
 def _main_notebooks(layout: CourseLayout) -> list[Path]:
@@ -212,10 +215,49 @@ class NotebookLoad:
     quizzes: int
     fill_ins: int
     exercises: tuple[str, ...]  # the registry's exercises of this notebook (main notebooks only)
+    written: int = 0  # lines the student writes: the course versions of its fill-ins and exercises
 
 
 def _non_blank(text: str) -> int:
     return sum(1 for line in text.splitlines() if line.strip())
+
+
+def _code_lines(lines: list[str]) -> int:
+    return sum(1 for line in lines if line.strip() and not line.strip().startswith("#"))
+
+
+def _body_lines(node: ast.AST, lines: list[str]) -> int:
+    """Code lines of a definition's body: no signature, docstring, comments or blank lines."""
+    body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
+    return _code_lines(lines[body[0].lineno - 1 : node.end_lineno]) if body else 0
+
+
+def written_lines(source: str, name: str | None = None) -> int:
+    """How many lines a student writes to solve what `source` solves: the body of the function `name`
+    (a fill-in's course version), or with no name every definition and statement of a module (an
+    exercise's course version; imports and docstrings are given, not written)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return 0
+    lines = source.splitlines()
+    if name is not None:
+        found = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name]
+        return _body_lines(found[0], lines) if found else 0
+    total = 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            total += _body_lines(node, lines)
+        elif not isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ):
+            total += _code_lines(lines[node.lineno - 1 : node.end_lineno])
+    return total
+
+
+def _exercise_lines(layout: CourseLayout, name: str) -> int:
+    path = layout.root / "course_lib" / "course_versions" / f"{name}.py"
+    return written_lines(path.read_text(encoding="utf-8")) if path.is_file() else 0
 
 
 def notebook_load(layout: CourseLayout, notebook: Path) -> NotebookLoad:
@@ -251,7 +293,11 @@ def notebook_load(layout: CourseLayout, notebook: Path) -> NotebookLoad:
                 output_lines += len(data.get("text/plain", "").splitlines())
     main = notebook.parent == layout.root / "notebooks"
     own = tuple(e.name for e in EXERCISES if main and e.notebook == notebook.name[:2])
-    return NotebookLoad(words, code_lines, output_lines, figures, quizzes, fill_ins, own)
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    references = [name for source in code for name in FILL_IN_REFERENCE.findall(source)]
+    written = sum(max((written_lines(source, name) for source in code), default=0) for name in references)
+    written += sum(_exercise_lines(layout, name) for name in own)
+    return NotebookLoad(words, code_lines, output_lines, figures, quizzes, fill_ins, own, written)
 
 
 def notebook_minutes(load: NotebookLoad, run_seconds: float, model: TimeModel = TIME_MODEL) -> dict[str, float]:
@@ -271,6 +317,10 @@ def notebook_minutes(load: NotebookLoad, run_seconds: float, model: TimeModel = 
 
 def _minutes(value: float) -> str:
     return str(round(value))
+
+
+def _ratio(read: int, written: int) -> str:
+    return f"{read / written:.1f}".replace(".", ",") if written else "—"
 
 
 def _hours(minutes: float) -> str:
@@ -308,10 +358,12 @@ def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
         time_model_text(model),
         "",
         "| ноутбук | текст: слов → мин | код: строк → мин | вывод: строк, графиков → мин | вопросы → мин | "
-        "дописать в ноутбуке → мин | упражнения | на упражнения, мин | выполнение, с (замер) | всего, мин |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "дописать в ноутбуке → мин | упражнения | на упражнения, мин | пишет студент, строк | выполнение, с (замер) | "
+        "всего, мин |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     totals = {"main": 0.0, "all": 0.0}
+    written = read = 0  # lines the student writes and lines of code to read, main path
     for notebook in _notebooks(layout):
         key = _key(layout, notebook)
         info = measured.get(key)
@@ -323,6 +375,7 @@ def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
         totals["all"] += parts["total"]
         if not bonus:
             totals["main"] += parts["total"]
+            written, read = written + load.written, read + load.code_lines
         name = f"↳ `{key}` (бонус)" if bonus else f"**`{key}`**"
         exercises = f"{', '.join(f'`{e}`' for e in load.exercises)} | {_minutes(parts['exercises'])}" if load.exercises else "— | 0"
         run = f"{info['run_seconds']:g}".replace(".", ",")
@@ -330,13 +383,18 @@ def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
             f"| {name} | {load.words} → {_minutes(parts['prose'])} | {load.code_lines} → {_minutes(parts['code'])} | "
             f"{load.output_lines}, {load.figures} → {_minutes(parts['output'])} | "
             f"{load.quizzes} → {_minutes(parts['quizzes'])} | {load.fill_ins} → {_minutes(parts['fill_ins'])} | "
-            f"{exercises} | {run} | **{_minutes(parts['total'])}** |"
+            f"{exercises} | {load.written} | {run} | **{_minutes(parts['total'])}** |"
         )
     mains = [path.name[:2] for path in _main_notebooks(layout)]
     lines += [
         "",
         f"Всего: основной путь (ноутбуки {mains[0]}–{mains[-1]}) — ≈{_minutes(totals['main'])} мин (≈{_hours(totals['main'])} ч); "
         f"с бонусными ноутбуками — ≈{_minutes(totals['all'])} мин (≈{_hours(totals['all'])} ч).",
+        "",
+        f"На основном пути студент пишет {written} {plural_form(written, ('строку', 'строки', 'строк'))} кода "
+        f"и читает {read} (1 : {_ratio(read, written)}). "
+        "«Пишет» — строки версий курса его упражнений и заполняемых ячеек: тела функций без сигнатур, "
+        "докстрингов, комментариев и пустых строк.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -34,7 +34,7 @@ def commit_session(
     current = 0
     if stored is not None:
         if stored["owner"] != user:
-            raise SessionOwnerError("сессия принадлежит другому пользователю")
+            raise SessionOwnerError("сессия принадлежит другому клиенту")
         current = stored["version"]
     if current != expected_version:
         raise SessionConflictError(f"сессия уже в версии {current}, а ход считался от {expected_version}")

@@ -108,6 +108,51 @@ def test_a_notebook_is_counted_as_a_student_reads_it(tmp_path):
     assert [instructor._key(layout, path) for path in instructor._notebooks(layout)] == ["04_x.ipynb", "bonus/04_y.ipynb"]
 
 
+def test_written_lines_count_what_a_student_types():
+    function = (
+        "def g(a):\n"
+        '    """Docstring: given."""\n'
+        "    # a comment: not code\n"
+        "    if a:\n"
+        "\n"
+        "        return 1\n"
+        "    return 2\n"
+    )
+    assert instructor.written_lines(function, "g") == 3
+    assert instructor.written_lines(function, "missing") == 0
+    module = '"""Module docstring."""\nimport re\nfrom x import y\n\nWORD = re.compile("a")\n\n\n' + function
+    assert instructor.written_lines(module) == 1 + 3  # the constant and the body; imports and docstrings are given
+    assert instructor.written_lines("%pip install x") == 0  # a cell Python cannot parse writes nothing
+
+
+def test_the_guide_counts_fill_ins_and_exercises_as_written(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    versions = tmp_path / "course_lib" / "course_versions"
+    versions.mkdir(parents=True)
+    own = [e.name for e in EXERCISES if e.notebook == "04"]
+    for name in own:
+        (versions / f"{name}.py").write_text(f"def {name}(x):\n    y = x\n    return y\n", encoding="utf-8")
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+         "source": "def course_f(a):\n    # why\n    b = a + 1\n    return b"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+         "source": "f = try_fill_in(f, reference=course_f, examples=[((1,), 2)])"},
+    ]
+    path = notebooks / "04_x.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    assert instructor.notebook_load(CourseLayout(tmp_path), path).written == 2 + 2 * len(own)
+
+
+def test_the_guide_prints_lines_written_against_lines_read():
+    section = (ROOT / "INSTRUCTOR.md").read_text(encoding="utf-8")
+    found = re.search(r"студент пишет (\d+) строк\w* кода и читает (\d+) \(1 : ([\d,]+)\)", section)
+    assert found, "the written : read line is missing"
+    written, read = int(found.group(1)), int(found.group(2))
+    assert written > 300 and read > written
+    assert found.group(3) == f"{read / written:.1f}".replace(".", ",")
+
+
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     out = tmp_path_factory.mktemp("bundle") / "b"

@@ -48,3 +48,25 @@ def test_the_glossary_defines_the_window_and_context_rot_precisely():
             (ROOT / "notebooks" / "glossary.md").read_text(encoding="utf-8").splitlines() if line.startswith("| **")}
     assert "запрос **и** ответ" in rows["**контекстное окно модели**"]
     assert "растёт вход" in rows["**context rot**"] and "lost in the middle" in rows["**context rot**"]
+
+
+# Phrases the fourth edition replaced (issue 30), in every notebook's prose, code and outputs and in the
+# Markdown beside the notebooks: «затравка» → «служебные токены начала ответа», «заказать сбой» →
+# «намеренно вызвать сбой», «дыра» → «разрыв», «Assistant» → «Поддержка», «в деле» → «на практике».
+REPLACED = ("затравк", "заказать сбой", "заказываем сбой", "закажем", "дыр", "assistant: ", "в деле",
+            "голое «да»", "стоит как квадрат", "запоминает счёт", "считает токенами самой модели", "оперативная память")
+
+
+def _everything(cells) -> str:
+    return "\n".join(["".join(cell.source) for cell in cells] + [all_output_text(cells)]).lower()
+
+
+def test_no_phrase_the_fourth_edition_replaced(cells):
+    text = _everything(cells)
+    assert not [phrase for phrase in REPLACED if phrase in text]
+
+
+@pytest.mark.parametrize("name", ["glossary.md", "appendix_setup.md"])
+def test_no_replaced_phrase_beside_the_notebooks(name):
+    text = (ROOT / "notebooks" / name).read_text(encoding="utf-8").lower()
+    assert not [phrase for phrase in REPLACED if phrase in text and not (name == "glossary.md" and phrase == "дыр")]

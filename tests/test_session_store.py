@@ -89,7 +89,7 @@ def test_a_session_belongs_to_the_user_who_started_it(store):
             store.commit("s", 1, [*TURN, *TURN], "x", unchanged_prefix=2, now=2.0, owner=intruder)
     assert store.load("s") == SessionState(tuple(TURN), None, 1, "alice")
     store.commit("anonymous", 0, TURN, None, unchanged_prefix=0, now=3.0)
-    with pytest.raises(SessionOwnerError, match="без имени пользователя"):
+    with pytest.raises(SessionOwnerError, match="без имени клиента"):
         store.commit("anonymous", 1, [*TURN, *TURN], None, unchanged_prefix=2, now=4.0, owner="bob")
     assert store.commit("s", 1, [*TURN, *TURN], None, unchanged_prefix=2, now=5.0, owner="alice").version == 2
     assert store.sessions_owned_by("alice") == ("s",) and store.sessions_owned_by("bob") == ()
@@ -410,7 +410,7 @@ def test_the_console_refuses_another_users_session_and_forget_spares_it(shared_b
     assert alice.returncode == 0, alice.stderr
     bob = _chat(monkeypatch, location, ["Напомните номер заказа.", "/forget", "/exit"],
                 "--user", "bob", "--session", "case-1")
-    assert "Ошибка чата: Сессия case-1 принадлежит другому пользователю" in bob.stdout
+    assert "Ошибка чата: Сессия case-1 принадлежит другому клиенту" in bob.stdout
     assert "8041" not in bob.stdout and "Поддержка:" not in bob.stdout
     again = _chat(monkeypatch, location, ["Напомните номер заказа.", "/exit"],
                   "--user", "alice", "--session", "case-1")

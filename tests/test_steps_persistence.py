@@ -35,7 +35,7 @@ def test_refusals_become_the_librarys_errors_and_write_nothing():
     store.commit("race", 0, TURN_A, None, unchanged_prefix=0, now=1.0)
     with pytest.raises(SessionConflictError, match="изменилась"):
         store.commit("race", 0, TURN_B, None, unchanged_prefix=0, now=2.0)
-    with pytest.raises(SessionOwnerError, match="без имени пользователя"):
+    with pytest.raises(SessionOwnerError, match="без имени клиента"):
         store.commit("race", 1, TURN_A + TURN_B, None, unchanged_prefix=2, now=2.0, owner="anna")
     assert list(store.load("race").messages) == TURN_A and store.load("race").version == 1
 

@@ -67,7 +67,7 @@ class ExerciseSessionStore(InMemorySessionStore):
                     raise SessionConflictError(_conflict_text(session_id)) from error
                 if kind == "SessionOwnerError":
                     check_owner(session_id, entry[0].owner if entry else None, owner)
-                    raise SessionOwnerError(f"Сессия {session_id} принадлежит другому пользователю.") from error
+                    raise SessionOwnerError(f"Сессия {session_id} принадлежит другому клиенту.") from error
                 raise
             try:
                 state = SessionState(WholeHistory(row["messages"]), row["summary"], row["version"], row["owner"])
