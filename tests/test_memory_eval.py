@@ -181,3 +181,11 @@ def test_the_command_writes_every_record(tmp_path, monkeypatch):
 def test_the_command_refuses_an_unknown_strategy(monkeypatch):
     result = run_course_command(monkeypatch, ["bench", "memory-eval", "--strategy", "psychic"])
     assert result.returncode == 2 and "psychic" in result.stderr
+
+
+def test_labels_of_points_on_top_of_each_other_are_stacked():
+    from course_lib.memory_eval.lesson import Point, _label_offsets
+
+    points = [Point("a", "A", tokens=958.0, accuracy=1.0), Point("b", "B", tokens=1026.0, accuracy=1.0),
+              Point("c", "C", tokens=530.0, accuracy=0.3), Point("d", "D", tokens=1020.0, accuracy=0.99)]
+    assert _label_offsets(points) == [(6, 4), (6, -7), (6, 4), (6, -18)]  # c is far from the rest

@@ -5,6 +5,8 @@ Plain functions that print or draw; the notebook's cells stay a line or two each
 
 from __future__ import annotations
 
+import math
+
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -101,6 +103,20 @@ def beaten_by(all_points: Sequence[Point], name: str) -> list[Point]:
     return [p for p in all_points if p is not mine and dominates(mine, p)]
 
 
+def _label_offsets(all_points: Sequence[Point]) -> list[tuple[float, float]]:
+    """Where each point's label goes (points from its dot): labels of points that sit almost on top of
+    each other (a tenth of a decade of tokens, four points of accuracy) are stacked downwards instead
+    of printed over one another."""
+    placed: list[Point] = []
+    offsets = []
+    for p in all_points:
+        near = sum(1 for q in placed if abs(math.log10(max(p.tokens, 1) / max(q.tokens, 1))) < 0.1
+                   and abs(p.accuracy - q.accuracy) < 0.04)  # fmt: skip
+        offsets.append((6, 4 - 11 * near))
+        placed.append(p)
+    return offsets
+
+
 def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, title: str = "") -> None:
     """Accuracy against tokens, the front joined by a line, shown once in the notebook.
 
@@ -113,11 +129,12 @@ def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, ti
     front = pareto_front(all_points)
     axes.plot([p.tokens for p in front], [p.accuracy * 100 for p in front], color="#999", linestyle="--",
               linewidth=1, zorder=1, label="фронт Парето")  # fmt: skip
-    for p in all_points:
+    for p, offset in zip(all_points, _label_offsets(all_points)):
         special = p.name == highlight
         axes.scatter(p.tokens, p.accuracy * 100, s=90 if special else 45, zorder=2,
                      color="#c0392b" if special else ("#2e86c1" if p in front else "#7f8c8d"))  # fmt: skip
-        axes.annotate(p.title, (p.tokens, p.accuracy * 100), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        axes.annotate(p.title, (p.tokens, p.accuracy * 100), textcoords="offset points", xytext=offset, fontsize=8,
+                      fontweight="bold" if special else "normal")  # fmt: skip
     axes.set_xscale("log")
     axes.set_xlabel("входных токенов на вопрос (вместе с расходами памяти), логарифмическая шкала")
     axes.set_ylabel("верных ответов, %")

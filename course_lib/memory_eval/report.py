@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,18 +30,43 @@ def usd(value: float) -> str:
     return "$" + f"{value:.5f}".replace(".", ",")
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for index, row in enumerate(rows):
-        cells = [cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)]
-        lines.append("  ".join(cells).rstrip())
-        if index == 0:
-            lines.append("  ".join("-" * width for width in widths))
-    return "\n".join(lines)
+class Table(str):
+    """A table as text (what the console prints and `str()` gives) that a notebook, when the table is
+    displayed rather than printed, draws as HTML: a wide text table would wrap in a narrow output area."""
+
+    rows: tuple[tuple[str, ...], ...]
+
+    def __new__(cls, rows: list[tuple[str, ...]]) -> Table:
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = []
+        for index, row in enumerate(rows):
+            cells = [cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)]
+            lines.append("  ".join(cells).rstrip())
+            if index == 0:
+                lines.append("  ".join("-" * width for width in widths))
+        table = super().__new__(cls, "\n".join(lines))
+        table.rows = tuple(rows)
+        return table
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:  # text/plain of a displayed table: the text itself
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        def row(cells: tuple[str, ...], tag: str) -> str:
+            return "<tr>" + "".join(
+                f'<{tag} style="text-align:{"left" if i == 0 else "right"}">{html.escape(cell)}</{tag}>'
+                for i, cell in enumerate(cells)
+            ) + "</tr>"
+
+        head, *body = self.rows
+        return f"<table>{row(head, 'th')}{''.join(row(cells, 'td') for cells in body)}</table>"
 
 
-def overall_table(results: Sequence[StrategyResult], price: Price = PRICE, *, with_time: bool = True) -> str:
+def _table(rows: list[tuple[str, ...]]) -> Table:
+    return Table(rows)
+
+
+def overall_table(results: Sequence[StrategyResult], price: Price = PRICE, *, with_time: bool = True) -> Table:
     """One row per strategy; `with_time=False` leaves out the seconds (they depend on the machine)."""
     rows = [("Стратегия", "Ответы верны", "Доказательства в запросе", "Отказ, где надо", "Вход вопроса",
              "С расходами памяти", "Цена вопроса", "Вызовов модели", "Время")]  # fmt: skip
@@ -56,7 +82,7 @@ def overall_table(results: Sequence[StrategyResult], price: Price = PRICE, *, wi
     return _table(rows)
 
 
-def category_table(results: Sequence[StrategyResult], categories: Sequence[str]) -> str:
+def category_table(results: Sequence[StrategyResult], categories: Sequence[str]) -> Table:
     """Answer accuracy per category; in brackets, evidence recall where a category has evidence."""
     rows = [("Стратегия", *(CATEGORY_TITLES[c] for c in categories))]
     for result in results:
