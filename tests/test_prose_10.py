@@ -81,3 +81,29 @@ def test_only_the_last_main_notebook_says_it_is_the_last():
     for path in ALL_NOTEBOOKS:
         said = "последний ноутбук курса" in markdown_text(nbformat.read(path, as_version=4).cells)
         assert said == (path == last), notebook_name(path)
+
+
+# --- issue 29: the Pareto front is the student's exercise --------------------------------------------------
+
+
+def _cell(cells, cell_id):
+    return next(cell for cell in cells if cell.get("id") == cell_id)
+
+
+def test_the_front_runs_on_the_students_pareto_front():
+    from notebook_text import cell_text
+
+    cells = load_cells("10_measuring_memory")
+    code = "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+    assert "def pareto_front(" not in code
+    assert 'pareto_front = your_code("pareto_front")' in _cell(cells, "50b24462").source
+    assert "front=pareto_front" in _cell(cells, "5e9fd5e5").source  # the plot
+    assert "lesson.front_table(points, front=pareto_front)" in _cell(cells, "1d4bd14b").source
+    mine = _cell(cells, "cc4ce1ca").source  # section 8: the table, «обгоняет» and the plot
+    assert mine.count("front=pareto_front") == 3 and "lesson.beaten_by(mine_points, MINE, front=pareto_front)" in mine
+    shown = _cell(cells, "b3e8d152")
+    assert "pareto_front.show_mistake(lesson.as_dicts(points), describe=on_front)" in shown.source
+    assert cell_text(shown).strip() == "на фронте 2 стратегии: Последние N сообщений, Окно + сводка"
+    assert "](../exercises/pareto_front.py)" in _cell(cells, "a7c41e90").source
+    assert 'check("pareto_front")' in _cell(cells, "2933e73b").source
+    assert "](../exercises/pareto_front.py)" in _cell(cells, "384053d3").source

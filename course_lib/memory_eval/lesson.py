@@ -6,13 +6,13 @@ Plain functions that print or draw; the notebook's cells stay a line or two each
 from __future__ import annotations
 
 import math
-
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from course_lib.course_versions.pareto_front import pareto_front as course_front
 from course_lib.memory_eval.dataset import CATEGORY_TITLES, Customer, Dataset, Question
 from course_lib.memory_eval.harness import StrategyResult, request_text
 from course_lib.memory_eval.report import number, percent
@@ -23,6 +23,7 @@ from course_lib.russian import plural, plural_form
 SESSIONS = ("сессия", "сессии", "сессий")
 TURNS = ("ход", "хода", "ходов")
 QUESTIONS = ("вопрос", "вопроса", "вопросов")
+STRATEGIES = ("стратегия", "стратегии", "стратегий")
 
 
 def dataset_overview(dataset: Dataset) -> str:
@@ -86,21 +87,28 @@ def points(results: Sequence[StrategyResult]) -> list[Point]:
     return [Point(r.name, r.title, r.total_input_per_question, r.accuracy() or 0.0) for r in results]
 
 
-def dominates(a: Point, b: Point) -> bool:
-    """`a` is at least as accurate for at most as many tokens, and strictly better in one of the two."""
-    return a.accuracy >= b.accuracy and a.tokens <= b.tokens and (a.accuracy > b.accuracy or a.tokens < b.tokens)
+# The front is found by the exercise `pareto_front` (exercises/pareto_front.py): a function of plain
+# points, {"name", "accuracy", "tokens"} -> the names on the front, cheapest first, ties by name.
+# The course's version is the default; notebook 10 passes `front=your_code("pareto_front")`, so
+# the table, the plot and «Ваша стратегия обгоняет» run on the student's function once it passes.
+Front = Callable[[list[dict]], list[str]]
 
 
-def pareto_front(all_points: Sequence[Point]) -> list[Point]:
-    """The points no other point dominates, cheapest first."""
-    front = [p for p in all_points if not any(dominates(q, p) for q in all_points if q is not p)]
-    return sorted(front, key=lambda p: p.tokens)
+def as_dicts(all_points: Sequence[Point]) -> list[dict]:
+    """The points as the exercise takes them."""
+    return [{"name": p.name, "accuracy": p.accuracy, "tokens": p.tokens} for p in all_points]
 
 
-def beaten_by(all_points: Sequence[Point], name: str) -> list[Point]:
-    """The strategies the named one dominates."""
+def pareto_front(all_points: Sequence[Point], front: Front = course_front) -> list[Point]:
+    """The points no other point dominates, cheapest first (ties by name), as `front` finds them."""
+    by_name = {p.name: p for p in all_points}
+    return [by_name[name] for name in front(as_dicts(all_points))]
+
+
+def beaten_by(all_points: Sequence[Point], name: str, front: Front = course_front) -> list[Point]:
+    """The strategies the named one dominates: in a pair with it, it alone is on the front."""
     mine = next(p for p in all_points if p.name == name)
-    return [p for p in all_points if p is not mine and dominates(mine, p)]
+    return [p for p in all_points if p is not mine and front(as_dicts([mine, p])) == [mine.name]]
 
 
 def _label_offsets(all_points: Sequence[Point]) -> list[tuple[float, float]]:
@@ -117,7 +125,21 @@ def _label_offsets(all_points: Sequence[Point]) -> list[tuple[float, float]]:
     return offsets
 
 
-def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, title: str = "") -> None:
+def front_names(all_points: Sequence[Point]) -> Callable[[list[str]], str]:
+    """How notebook 10 shows a front the exercise returned: the strategies' titles in its order."""
+    titles = {p.name: p.title for p in all_points}
+
+    def describe(names: list[str]) -> str:
+        if not names:
+            return "пустой фронт"
+        shown = ", ".join(titles[name] if isinstance(name, str) and name in titles else repr(name) for name in names)
+        return f"на фронте {plural(len(names), STRATEGIES)}: {shown}"
+
+    return describe
+
+
+def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, title: str = "",
+                front: Front = course_front) -> None:
     """Accuracy against tokens, the front joined by a line, shown once in the notebook.
 
     `plt.show()` hands the figure to the notebook's backend and closes it; a figure left
@@ -126,13 +148,13 @@ def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, ti
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(8.5, 5))
-    front = pareto_front(all_points)
-    axes.plot([p.tokens for p in front], [p.accuracy * 100 for p in front], color="#999", linestyle="--",
+    on_front = pareto_front(all_points, front)
+    axes.plot([p.tokens for p in on_front], [p.accuracy * 100 for p in on_front], color="#999", linestyle="--",
               linewidth=1, zorder=1, label="фронт Парето")  # fmt: skip
     for p, offset in zip(all_points, _label_offsets(all_points)):
         special = p.name == highlight
         axes.scatter(p.tokens, p.accuracy * 100, s=90 if special else 45, zorder=2,
-                     color="#c0392b" if special else ("#2e86c1" if p in front else "#7f8c8d"))  # fmt: skip
+                     color="#c0392b" if special else ("#2e86c1" if p in on_front else "#7f8c8d"))  # fmt: skip
         axes.annotate(p.title, (p.tokens, p.accuracy * 100), textcoords="offset points", xytext=offset, fontsize=8,
                       fontweight="bold" if special else "normal")  # fmt: skip
     axes.set_xscale("log")
@@ -145,11 +167,11 @@ def plot_pareto(all_points: Sequence[Point], *, highlight: str | None = None, ti
     plt.show()
 
 
-def front_table(all_points: Sequence[Point]) -> str:
-    front = {p.name for p in pareto_front(all_points)}
+def front_table(all_points: Sequence[Point], front: Front = course_front) -> str:
+    on_front = {p.name for p in pareto_front(all_points, front)}
     rows = sorted(all_points, key=lambda p: p.tokens)
     return "\n".join(
-        f"{'●' if p.name in front else '○'} {p.title:<30} {percent(p.accuracy):>6}  {number(p.tokens):>7} "
+        f"{'●' if p.name in on_front else '○'} {p.title:<30} {percent(p.accuracy):>6}  {number(p.tokens):>7} "
         + plural_form(round(p.tokens), ("токен", "токена", "токенов"))
         for p in rows
     )
