@@ -22,6 +22,7 @@ from course_lib.conversation_summary_service import (
     ConversationSummaryError,
     ConversationSummaryService,
 )
+from course_lib.course_versions.check_reply import ReplyError, check_reply
 from course_lib.llm.client import LLMClient, LLMResult, Message
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.long_term import ExtractionOutcome, LongTermMemory, MemoryContext
@@ -782,14 +783,10 @@ def normalize_user_text(user_text: str, error: type[Exception] = ChatServiceErro
 
 
 def validate_reply(result: LLMResult, error: type[Exception] = ChatServiceError) -> str:
-    """The reply's text if the model finished normally and said something; else `error`."""
-    if result.finish_reason == "length":
-        raise error("Ответ остановлен из-за ограничения длины.")
-    if result.finish_reason != "stop":
-        raise error(f"Модель не вернула готовый ответ. Причина завершения: {result.finish_reason}.")
-    if result.text is None:
-        raise error("Модель не вернула текст ответа.")
-    cleaned = result.text.strip()
-    if not cleaned:
-        raise error("Модель вернула пустой ответ.")
-    return cleaned
+    """The reply's text if the model finished normally and said something; else `error`, with the
+    message for the customer. The rules are notebook 01's exercise, in the course's version
+    (`course_lib.course_versions.check_reply`): one implementation for every chat of the course."""
+    try:
+        return check_reply(result.text, result.finish_reason)
+    except ReplyError as problem:
+        raise error(str(problem)) from None

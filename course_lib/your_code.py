@@ -269,23 +269,23 @@ class ExerciseCode:
         if implementation == YOURS or students is None:
             return Shown(False)
 
-        def outcome(function: Callable[..., Any], where: Callable[[BaseException], str]) -> str:
+        def outcome(function: Callable[..., Any]) -> tuple[str, BaseException | None]:
             try:
                 value = function(*_copied(args), **_copied(kwargs))
             except Exception as error:  # the mistake itself (or the lesson's refusal): shown, never raised
-                return f"выбросила {type(error).__name__}: {error}{where(error)}"
+                return f"выбросила {type(error).__name__}: {error}", error
             try:
-                return describe(value)
+                return describe(value), None
             except Exception:  # noqa: BLE001 - a value of a shape the lesson does not expect
                 shown = repr(value)
-                return f"вернула {shown if len(shown) <= 160 else shown[:159] + '…'}"
+                return f"вернула {shown if len(shown) <= 160 else shown[:159] + '…'}", None
 
-        theirs = outcome(students, self._where)
-        expected = outcome(self._course_entry(), lambda error: "")
+        (theirs, error), (expected, _) = outcome(students), outcome(self._course_entry())
         yours, _ = _noun(self.exercise)
-        out(f"↪ {yours[0].upper()}{yours[1:]} на примере урока (открытые тесты пока не пройдены): {theirs}")
+        where = self._where(error) if error is not None else ""  # the line of the student's file that raised
+        out(f"↪ {yours[0].upper()}{yours[1:]} на примере урока (открытые тесты пока не пройдены): {theirs}{where}")
         out(f"  Версия курса на том же примере: {expected}")
-        if theirs == expected:
+        if theirs == expected:  # the same refusal counts as the same result, wherever it was raised
             out(f"  На этом примере результаты совпали: ошибка видна в другом случае — check(\"{self.exercise.name}\").")
         return Shown(True)
 

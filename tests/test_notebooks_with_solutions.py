@@ -39,12 +39,12 @@ from notebook_text import ALL_NOTEBOOKS, BONUS_NOTEBOOKS, notebook_name
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ALL_NOTEBOOKS  # the bonus notebooks run on the student's code too
-# Before 02 no exercise is run; notebook 06 compares strategies on the offline model on purpose
+# 00 runs no exercise (01's first is check_reply, issue 29); notebook 06 compares strategies on the offline model on purpose
 # (reproducible figures; full history over 200 turns costs over a million input tokens), and its
 # prose says so, as do its bonus notebooks; 01's bonus builds the library's app on the offline model
 # to schedule a fault. A bonus notebook need not take an exercise through your_code (most import the
 # main notebook's classes from course_lib.steps), but every one it takes must run the student's code.
-NO_EXERCISES = {"00", "01"}
+NO_EXERCISES = {"00"}
 OFFLINE_BY_DESIGN = {"06_comparing_strategies", "06_strategy_code", "06_cost_and_cache", "01_course_lib_service",
                      "10_measuring_memory"}  # 10: the benchmark's runs are offline; the real model's run is stored
 USES = re.compile(r"""your_code\(\s*["'](\w+)["']""")

@@ -4,7 +4,8 @@
 - seed 002's monitor-7718 pair is sent as independent requests in a cell that runs, not a "try it" line;
 - the quiz distractor "the provider stores it and finds it by response_id" never comes back, and a short
   contrast of client-side history with server-side conversation state is there;
-- no graded exercise in 01 (build_chat_messages belongs to 02, where history is taught);
+- 01's one graded exercise is check_reply, the reply check validate_reply runs (build_chat_messages
+  belongs to 02, where history is taught);
 - prose numbers agree with the outputs next to them; one spelling.
 """
 
@@ -113,17 +114,30 @@ def test_client_side_and_server_side_history_are_contrasted(notebook, quizzes):
     assert "client-vs-server-history" in quizzes
 
 
-# --- exercises: build_chat_messages moved to 02 --------------------------------------------------
+# --- exercises: build_chat_messages moved to 02; check_reply is 01's (issue 29) --------------------
 
-def test_01_has_no_graded_exercise_and_points_to_02(notebook):
-    # 01 has a fill-in cell (build_messages) but no graded exercise.
+def test_01_practises_check_reply_and_points_to_02(notebook):
+    # 01 has a fill-in cell (build_messages) and one graded exercise, check_reply; the next are in 02.
     sources = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
-    assert "check(" not in sources
-    practice = notebook.cells[-2].source if notebook.cells[-1].cell_type == "code" else notebook.cells[-1].source
-    assert "## Практика" in practice
+    assert set(re.findall(r"""\bcheck\(\s*["'](\w+)["']""", sources)) == {"check_reply"}
+    assert notebook.cells[-1].source.endswith('check("check_reply")')
+    practice = next(c.source for c in notebook.cells if c.cell_type == "markdown" and "## Практика" in c.source)
+    assert "[exercises/check_reply.py](../exercises/check_reply.py)" in practice
     assert "[exercises/build_chat_messages.py](../exercises/build_chat_messages.py)" in practice
     assert "02" in practice
     assert (ROOT / "exercises" / "build_chat_messages.py").is_file()
+
+
+def test_validate_reply_runs_the_students_check_reply(notebook):
+    (_, cell), = code_cells_with(notebook, "def validate_reply(")
+    assert 'check_reply = your_code("check_reply")' in cell.source
+    assert "return check_reply(result.text, result.finish_reason)" in cell.source
+    assert "работает версия курса" in output_text(cell)  # the stub of a fresh bundle
+    (_, demo), = code_cells_with(notebook, 'for fault in ("truncated", "empty"):')
+    assert "check_reply.show_mistake(raw.text, raw.finish_reason" in demo.source
+    section = next(c.source for c in notebook.cells if c.cell_type == "markdown" and "### 4.3." in c.source)
+    for name in ("CutOffReply", "BlockedReply", "EmptyReply", "ReplyError", "content_filter"):
+        assert name in section, name
 
 
 def test_notebook_ends_with_recap_and_practice(notebook):

@@ -1,7 +1,9 @@
 """Helpers written once, in notebook 01, and imported by the later notebooks' services.
 
 Notebook 01 (`notebooks/01_stateless_call.ipynb`) shows each of these in a cell;
-`tests/test_steps_match_notebooks.py` keeps the cell and this module identical.
+`tests/test_steps_match_notebooks.py` keeps the cell and this module identical. `validate_reply`
+checks a reply with the exercise `check_reply` (notebook 01's exercise, taken through
+`course_lib.your_code`), so every chat of the steps (01-05) validates replies with the student's function.
 """
 
 from __future__ import annotations
@@ -12,6 +14,11 @@ from html import escape
 from IPython.display import HTML
 
 from course_lib.llm.client import LLMResult, Message
+from course_lib.your_code import on_each_call
+
+# In notebook 01 this is one line: `check_reply = your_code("check_reply")` (the student's function
+# once it passes its public cases, the course's version until then).
+check_reply = on_each_call("check_reply")
 
 
 class ChatServiceError(RuntimeError):
@@ -33,17 +40,12 @@ class ChatReply:
 
 
 def validate_reply(result: LLMResult) -> str:
-    """The reply text if the model finished normally; ChatServiceError otherwise."""
-    if result.finish_reason == "length":
-        raise ChatServiceError("Ответ остановлен из-за ограничения длины.")
-    if result.finish_reason != "stop":
-        raise ChatServiceError(f"Модель не вернула готовый ответ. Причина завершения: {result.finish_reason}.")
-    if result.text is None:
-        raise ChatServiceError("Модель не вернула текст ответа.")
-    text = result.text.strip()
-    if not text:
-        raise ChatServiceError("Модель вернула пустой ответ.")
-    return text
+    """The reply text if the model finished normally and said something; ChatServiceError, with the
+    message for the customer, otherwise. The rules are the exercise `check_reply`'s."""
+    try:
+        return check_reply(result.text, result.finish_reason)
+    except ValueError as problem:  # ReplyError and its subclasses are ValueErrors
+        raise ChatServiceError(str(problem)) from None
 
 
 def requests_table(requests: dict[str, tuple[Message, ...]], max_chars: int = 70) -> HTML:
