@@ -374,7 +374,7 @@ class SQLiteSessionStore(SessionStore):
         while not self._try_lease(session_id, owner):
             if time.monotonic() > deadline:
                 raise SessionBusyError(
-                    f"Сессия {session_id} занята другим процессом дольше {self._wait_seconds:g} с."
+                    f"Сессия {session_id} занята другим процессом дольше {format(self._wait_seconds, 'g').replace('.', ',')} с."
                 )
             time.sleep(0.02)
         try:

@@ -70,3 +70,16 @@ def test_no_phrase_the_fourth_edition_replaced(cells):
 def test_no_replaced_phrase_beside_the_notebooks(name):
     text = (ROOT / "notebooks" / name).read_text(encoding="utf-8").lower()
     assert not [phrase for phrase in REPLACED if phrase in text and not (name == "glossary.md" and phrase == "дыр")]
+
+
+# A decimal number in a Russian line of output is written with a comma («0,03 с», «+12,2 %»); versions
+# (0.3.36), model names (gpt-4.1), prices in dollars, URLs and file names keep their dots.
+DOTTED = re.compile(r"(?<![\d.$v])\d+\.\d+(?![\d.])")
+NOT_A_DECIMAL = re.compile(r"\d+\.\d+\.\d+|gpt-4\.1|llama|qwen|\$|http|\.py|version|\.gguf|o200k|cl100k", re.IGNORECASE)
+
+
+def test_decimals_in_russian_output_lines_use_a_comma(cells):
+    lines = all_output_text(cells).splitlines()
+    dotted = [line for line in lines
+              if re.search("[а-яё]", line, re.IGNORECASE) and DOTTED.search(line) and not NOT_A_DECIMAL.search(line)]
+    assert not dotted

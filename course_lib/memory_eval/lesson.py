@@ -213,7 +213,9 @@ def describe_run(run: StoredRun) -> str:
                        ("summary_prompt", "промпт сводки"), ("machine", "машина"),
                        ("date", "дата прогона")):  # fmt: skip
         if key in meta:
-            lines.append(f"  {label}: {meta[key]}")
+            value = meta[key]  # a number in a Russian line: a decimal comma (temperature 0,0)
+            shown = format(value, "g").replace(".", ",") if isinstance(value, float) else value
+            lines.append(f"  {label}: {shown}")
     lines.append(f"  вопросов: {meta['questions']} (первые в наборе, {plural(meta['customers'], ('клиент', 'клиента', 'клиентов'))}); "
                  f"стратегии: {', '.join(run.strategies)}; бюджет окна: {meta['budget']}")
     return "\n".join(lines)

@@ -184,7 +184,7 @@ class PostgresSessionStore(SessionStore):
             taken = self._db.try_lock(session_id)
         if not taken:
             raise SessionBusyError(
-                f"Сессия {session_id} занята другим процессом дольше {self._wait_seconds:g} с."
+                f"Сессия {session_id} занята другим процессом дольше {format(self._wait_seconds, 'g').replace('.', ',')} с."
             )
         try:
             yield
