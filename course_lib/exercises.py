@@ -123,22 +123,25 @@ def _is_main_guard(test: ast.expr) -> bool:
                 isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
 
 
-def source_notes(source: str | None, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The student's own lines named in the report, and why import-time input()/print() hurt."""
+def with_source_lines(source: str | None, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The report with the student's own lines it names, each right under the first line that names it
+    (not at the end, where it would read as part of the last case), then why import-time input() or
+    print() hurt."""
     if not source:
-        return []
-    notes: list[tuple[str, str]] = []
+        return lines
     text_lines = source.splitlines()
     shown: set[int] = set()
-    for _kind, text in lines:
+    result: list[tuple[str, str]] = []
+    for kind, text in lines:
+        result.append((kind, text))
         for match in _LINE_MARK.finditer(text):
             number = int(match.group(1))
             if number not in shown and 1 <= number <= len(text_lines):
                 shown.add(number)
-                notes.append((DETAIL, f"строка {number}: {_clip(text_lines[number - 1].strip())}"))
+                result.append((DETAIL, f"строка {number}: {_clip(text_lines[number - 1].strip())}"))
     for name, line in import_time_calls(source):
-        notes.append((NOTE_WARN, _IMPORT_TIME_WHY[name].format(line=line)))
-    return notes
+        result.append((NOTE_WARN, _IMPORT_TIME_WHY[name].format(line=line)))
+    return result
 
 
 def report_lines(result: ExerciseResult, folder_name: str = "exercises",
@@ -168,7 +171,7 @@ def report_lines(result: ExerciseResult, folder_name: str = "exercises",
                 lines.append((DETAIL, _clip(case.detail)))
             if case.output:
                 lines.append((DETAIL, f"вывод: {_clip(case.output.rstrip())}"))
-    lines += source_notes(source, lines)
+    lines = with_source_lines(source, lines)
     passed = result.passed
     what = "открытые тесты" if exercise.graded else "пункты договорённости"
     if total and passed == total:

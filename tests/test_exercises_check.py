@@ -102,3 +102,18 @@ def test_names():
     assert EXERCISE_NAMES == tuple(exercise.name for exercise in EXERCISES)
     with pytest.raises(KeyError):
         run_check("no_such_exercise", root=ROOT)
+
+
+def test_the_students_line_stands_under_the_case_that_names_it(tmp_path, capsys):
+    # A wrong refusal (line 6 of the file) fails one case; the cases after it pass. The quoted line
+    # belongs to the failing case, not to the last one printed.
+    source = (ROOT / "solutions" / "check_reply.py").read_text(encoding="utf-8")
+    wrong = source.replace('        raise CutOffReply("Ответ остановлен из-за ограничения длины.")\n',
+                           '        raise EmptyReply("не та причина")\n')
+    assert wrong != source
+    (tmp_path / "check_reply.py").write_text(wrong, encoding="utf-8")
+    check("check_reply", root=ROOT, folder=tmp_path)
+    out = capsys.readouterr().out.splitlines()
+    quoted = next(i for i, line in enumerate(out) if line.strip().startswith("строка ") and "не та причина" in line)
+    named = [i for i, line in enumerate(out) if "вашего файла)" in line]
+    assert named and quoted == named[0] + 1
