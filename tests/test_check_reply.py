@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +20,8 @@ from course_lib.checking.catalog import get_exercise
 from course_lib.course_versions.check_reply import BlockedReply, CutOffReply, EmptyReply, ReplyError, check_reply
 from course_lib.llm.client import LLMResult
 from course_lib.your_code import COURSE, YOURS, ExerciseCode
+
+from student_course import course_copy, write_exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = LLMResult(text="  Понял: заказ 8041.\n", finish_reason="stop", model="m", response_id="r",
@@ -84,16 +84,11 @@ def test_the_steps_validate_reply_runs_the_exercise_through_your_code():
 
 @pytest.fixture()
 def course(tmp_path):
-    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    (tmp_path / "course_lib").mkdir()
-    return tmp_path
+    return course_copy(tmp_path)
 
 
 def _write(course: Path, text: str) -> None:
-    path = course / "exercises" / "check_reply.py"
-    path.write_text(text, encoding="utf-8")
-    stat = path.stat()
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    write_exercise(course, "check_reply", text)
 
 
 def test_a_function_that_shows_a_cut_off_reply_is_shown_beside_the_course_refusal(course):

@@ -3,9 +3,7 @@ by default, the student's function once it passes, and a failing one is shown on
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,8 @@ from course_lib.memory_eval import lesson
 from course_lib.memory_eval.dataset import load_dataset
 from course_lib.memory_eval.report import results_from_json
 from course_lib.your_code import COURSE, YOURS, ExerciseCode
+
+from student_course import course_copy, write_exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = lesson.points(results_from_json(lesson.stored_run("offline").data, load_dataset()))
@@ -73,16 +73,11 @@ def test_front_names_speaks_the_tables_titles_and_shows_what_is_not_a_name():
 
 @pytest.fixture()
 def course(tmp_path):
-    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    (tmp_path / "course_lib").mkdir()
-    return tmp_path
+    return course_copy(tmp_path)
 
 
 def _write(course: Path, text: str) -> None:
-    path = course / "exercises" / "pareto_front.py"
-    path.write_text(text, encoding="utf-8")
-    stat = path.stat()
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    write_exercise(course, "pareto_front", text)
 
 
 REFERENCE = (ROOT / "solutions" / "pareto_front.py").read_text(encoding="utf-8")
