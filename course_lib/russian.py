@@ -48,6 +48,8 @@ def calls_count(number: int) -> str:
     return plural(number, ("вызов", "вызова", "вызовов"))
 
 
-def decimal(value: float, digits: int = 2) -> str:
-    """A decimal number with a comma, as a Russian sentence writes it: decimal(0.14) -> "0,14"."""
-    return f"{value:.{digits}f}".replace(".", ",")
+def decimal(value: float, digits: int | None = 2) -> str:
+    """A decimal number with a comma, as a Russian sentence writes it: decimal(0.14) -> "0,14";
+    `digits=None` gives the shortest form: decimal(0.2, None) -> "0,2", decimal(30.0, None) -> "30"."""
+    text = format(value, "g") if digits is None else f"{value:.{digits}f}"
+    return text.replace(".", ",")

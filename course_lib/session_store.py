@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import ContextManager
 
 from course_lib.messages import Message
+from course_lib.russian import decimal
 from course_lib.sqlite_file import SQLiteFile
 from course_lib.whole_history import BrokenHistoryError, WholeHistory
 
@@ -374,7 +375,7 @@ class SQLiteSessionStore(SessionStore):
         while not self._try_lease(session_id, owner):
             if time.monotonic() > deadline:
                 raise SessionBusyError(
-                    f"Сессия {session_id} занята другим процессом дольше {format(self._wait_seconds, 'g').replace('.', ',')} с."
+                    f"Сессия {session_id} занята другим процессом дольше {decimal(self._wait_seconds, None)} с."
                 )
             time.sleep(0.02)
         try:

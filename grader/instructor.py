@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_lib.checking.catalog import BY_NAME, EXERCISES, CourseLayout, course_root
-from course_lib.russian import plural_form
+from course_lib.russian import decimal, plural_form
 
 LETTERS = "АБВГДЕЖЗИК"
 SHOW_QUIZ = re.compile(r"""show_quiz\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""")
@@ -174,7 +174,7 @@ def mistakes(layout: CourseLayout) -> str:
         if len(failed) > 4:
             shown.append(f"и ещё {len(failed) - 4}")
         cell = "<br>".join(text.replace("|", "\\|") for text in shown) or "—"
-        score = f"{result.score:.2f}".replace(".", ",")  # a Russian table: decimal commas
+        score = decimal(result.score)
         lines.append(f"| {what} | {score} из {result.max_score:g} | {cell} |")
     return "\n".join(lines).strip() + "\n"
 
@@ -320,16 +320,16 @@ def _minutes(value: float) -> str:
 
 
 def _ratio(read: int, written: int) -> str:
-    return f"{read / written:.1f}".replace(".", ",") if written else "—"
+    return decimal(read / written, 1) if written else "—"
 
 
 def _hours(minutes: float) -> str:
-    return f"{minutes / 60:.1f}".replace(".", ",")  # a Russian table: decimal commas
+    return decimal(minutes / 60, 1)
 
 
 def time_model_text(model: TimeModel = TIME_MODEL) -> str:
     """The constants of the model, as the guide prints them above the table."""
-    figure = f"{model.figure_minutes:g}".replace(".", ",")
+    figure = decimal(model.figure_minutes, None)
     return "\n".join([
         "Модель времени (константы `TimeModel` в `grader/instructor.py`):",
         "",
@@ -378,7 +378,7 @@ def timings_table(layout: CourseLayout, measured: dict[str, dict]) -> str:
             written, read = written + load.written, read + load.code_lines
         name = f"↳ `{key}` (бонус)" if bonus else f"**`{key}`**"
         exercises = f"{', '.join(f'`{e}`' for e in load.exercises)} | {_minutes(parts['exercises'])}" if load.exercises else "— | 0"
-        run = f"{info['run_seconds']:g}".replace(".", ",")
+        run = decimal(info["run_seconds"], None)
         lines.append(
             f"| {name} | {load.words} → {_minutes(parts['prose'])} | {load.code_lines} → {_minutes(parts['code'])} | "
             f"{load.output_lines}, {load.figures} → {_minutes(parts['output'])} | "

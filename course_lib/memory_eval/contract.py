@@ -119,6 +119,13 @@ def run_clauses(strategy_class) -> list[tuple[str, bool, str]]:
             return
         results.append((name, problem is None, problem or ""))
 
+    def fed(turns: int):
+        """A fresh strategy that has committed `turns` turns of the test dialogue."""
+        strategy = strategy_class(BUDGET, count_tokens, Summarizer())
+        for text, reply in dialogue(turns):
+            strategy.commit(user(text), assistant(reply))
+        return strategy
+
     def init():
         state["summarizer"] = Summarizer()
         state["strategy"] = strategy_class(BUDGET, count_tokens, state["summarizer"])
@@ -128,9 +135,7 @@ def run_clauses(strategy_class) -> list[tuple[str, bool, str]]:
         return _check_request(state["strategy"].build_request(dict(INSTRUCTION), message), message)
 
     def shape():
-        strategy = strategy_class(BUDGET, count_tokens, Summarizer())
-        for text, reply in dialogue(3):
-            strategy.commit(user(text), assistant(reply))
+        strategy = fed(3)
         message = user("Что дальше?")
         request = strategy.build_request(dict(INSTRUCTION), message)
         problem = _check_request(request, message)
@@ -180,17 +185,13 @@ def run_clauses(strategy_class) -> list[tuple[str, bool, str]]:
             return "после forget() забытое ушло в сводку"
 
     def new_session():
-        strategy = strategy_class(BUDGET, count_tokens, Summarizer())
-        for text, reply in dialogue(5):
-            strategy.commit(user(text), assistant(reply))
+        strategy = fed(5)
         strategy.new_session()
         message = user("Это снова я.")
         return _check_request(strategy.build_request(dict(INSTRUCTION), message), message)
 
     def independent_copy():
-        strategy = strategy_class(BUDGET, count_tokens, Summarizer())
-        for text, reply in dialogue(6):
-            strategy.commit(user(text), assistant(reply))
+        strategy = fed(6)
         message = user("Вопрос о прошлом.")
         before = strategy.build_request(dict(INSTRUCTION), message)
         twin = copy.deepcopy(strategy)

@@ -18,7 +18,7 @@ from course_lib.memory_eval.harness import StrategyResult, request_text
 from course_lib.memory_eval.report import number, percent
 from course_lib.memory_eval.scoring import evidence_present
 from course_lib.memory_eval.strategies import TITLES as TITLES_OF
-from course_lib.russian import plural, plural_form
+from course_lib.russian import decimal, plural, plural_form
 
 SESSIONS = ("сессия", "сессии", "сессий")
 TURNS = ("ход", "хода", "ходов")
@@ -213,9 +213,8 @@ def describe_run(run: StoredRun) -> str:
                        ("summary_prompt", "промпт сводки"), ("machine", "машина"),
                        ("date", "дата прогона")):  # fmt: skip
         if key in meta:
-            value = meta[key]  # a number in a Russian line: a decimal comma (temperature 0,0)
-            shown = format(value, "g").replace(".", ",") if isinstance(value, float) else value
-            lines.append(f"  {label}: {shown}")
+            value = meta[key]  # a number in a Russian line: a decimal comma (temperature 0)
+            lines.append(f"  {label}: {decimal(value, None) if isinstance(value, float) else value}")
     lines.append(f"  вопросов: {meta['questions']} (первые в наборе, {plural(meta['customers'], ('клиент', 'клиента', 'клиентов'))}); "
                  f"стратегии: {', '.join(run.strategies)}; бюджет окна: {meta['budget']}")
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from pathlib import Path
 from course_lib.memory_eval.dataset import CATEGORY_TITLES
 from course_lib.memory_eval.harness import BenchmarkRun, QuestionRecord, StrategyResult
 from course_lib.pricing import DEFAULT_PRICES, Price
-from course_lib.russian import plural
+from course_lib.russian import decimal, plural
 
 PRICE_MODEL = "gpt-4.1"
 PRICE = DEFAULT_PRICES[PRICE_MODEL]
@@ -27,7 +27,7 @@ def number(value: float, digits: int = 0) -> str:
 
 
 def usd(value: float) -> str:
-    return "$" + f"{value:.5f}".replace(".", ",")
+    return "$" + decimal(value, 5)
 
 
 class Table(str):

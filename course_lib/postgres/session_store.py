@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 from course_lib.messages import Message
+from course_lib.russian import decimal
 from course_lib.postgres.database import SESSION_LOCKS, BusyError, DatabaseError, PostgresDatabase
 from course_lib.session_store import (
     SessionBusyError,
@@ -184,7 +185,7 @@ class PostgresSessionStore(SessionStore):
             taken = self._db.try_lock(session_id)
         if not taken:
             raise SessionBusyError(
-                f"Сессия {session_id} занята другим процессом дольше {format(self._wait_seconds, 'g').replace('.', ',')} с."
+                f"Сессия {session_id} занята другим процессом дольше {decimal(self._wait_seconds, None)} с."
             )
         try:
             yield
