@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from course_lib.checking.catalog import CHALLENGES, EXERCISES, CourseLayout, find_course_root
-from course_lib.russian import plural
+from course_lib.russian import files_count
 
 
 def raises_not_implemented(tree: ast.AST) -> bool:
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                 unsolved.append(exercise.name)
             archive.write(path, f"exercises/{exercise.name}.py")
             written += 1
-    print(f"Архив для сдачи: {out} ({plural(written, ('файл', 'файла', 'файлов'))}).")
+    print(f"Архив для сдачи: {out} ({files_count(written)}).")
     if unsolved:
         print("Ещё не решены (есть raise NotImplementedError): " + ", ".join(unsolved))
     if missing:

@@ -8,7 +8,7 @@ decimals in Russian sentences through `decimal()`.
 
 from __future__ import annotations
 
-__all__ = ["decimal", "plural", "tokens", "messages_count", "turns_count", "facts_count", "calls_count"]
+__all__ = ["decimal", "plural", "tokens", "messages_count", "turns_count", "facts_count", "calls_count", "files_count"]
 
 
 def plural_form(number: int, forms: tuple[str, str, str]) -> str:
@@ -46,6 +46,10 @@ def facts_count(number: int) -> str:
 
 def calls_count(number: int) -> str:
     return plural(number, ("вызов", "вызова", "вызовов"))
+
+
+def files_count(number: int) -> str:
+    return plural(number, ("файл", "файла", "файлов"))
 
 
 def decimal(value: float, digits: int | None = 2) -> str:

@@ -38,6 +38,7 @@ from typing import Any
 
 from course_lib.checking.catalog import CHALLENGES, EXERCISES, CourseLayout, course_root, registration_report
 from course_lib.handin import raises_not_implemented
+from course_lib.russian import files_count
 
 MARKER = ".course-release"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -309,8 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     hidden = len(list(layout.hidden_cases_dir.glob("*.json")))
     solutions = len(list(layout.solutions_dir.glob("*.py")))
     print(
-        f"Пакет собран: {out} ({len(written)} файлов). Проверено: нет решений ({solutions} файлов "
-        f"сверено), нет скрытых тестов ({hidden} файлов сверено), заготовки выбрасывают "
+        f"Пакет собран: {out} ({files_count(len(written))}). Проверено: нет решений (сверено файлов: "
+        f"{solutions}), нет скрытых тестов (сверено файлов: {hidden}), заготовки выбрасывают "
         "NotImplementedError, открытые тесты совпадают с курсом."
     )
     return 0
