@@ -276,13 +276,15 @@ def notebook_load(layout: CourseLayout, notebook: Path) -> NotebookLoad:
             code_lines += _non_blank(source)
         if SHOW_QUIZ.search(source):
             continue  # the question is counted above; its output is the widget's placeholder
+        streams: dict[str, str] = {}  # a stream's text whole: how the kernel cut it into chunks varies
         for output in cell.get("outputs", []):
             data = {mime: "".join(value) if isinstance(value, list) else value
                     for mime, value in output.get("data", {}).items()}
             if "image/png" in data or "image/svg+xml" in data:
                 figures += 1
             elif output.get("output_type") == "stream":
-                output_lines += len("".join(output.get("text", "")).splitlines())
+                name = output.get("name", "stdout")
+                streams[name] = streams.get(name, "") + "".join(output.get("text", ""))
             elif data.get("text/latex", "").startswith("\\begin{Verbatim}"):
                 code_lines += _non_blank(data.get("text/plain", ""))  # source shown by the cell: code to read
             elif "text/markdown" in data:
@@ -291,6 +293,7 @@ def notebook_load(layout: CourseLayout, notebook: Path) -> NotebookLoad:
                 output_lines += data["text/html"].count("<tr")  # a table: one line per row
             else:
                 output_lines += len(data.get("text/plain", "").splitlines())
+        output_lines += sum(len(text.splitlines()) for text in streams.values())
     main = notebook.parent == layout.root / "notebooks"
     own = tuple(e.name for e in EXERCISES if main and e.notebook == notebook.name[:2])
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]

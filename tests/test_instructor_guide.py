@@ -210,3 +210,18 @@ def test_the_goals_table_names_each_exercise_in_its_own_notebooks_row():
         # Never in another notebook's row (a freshly scaffolded exercise is in none yet).
         assert where in ([], [exercise.notebook]), (exercise.name, where)
     assert sum(any(f"`{e.entry}`" in row for row in rows.values()) for e in EXERCISES) >= 15
+
+
+def test_output_lines_do_not_depend_on_how_the_kernel_cut_the_stream(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+
+    def load(chunks: list[str]) -> int:
+        outputs = [{"output_type": "stream", "name": "stdout", "text": chunk} for chunk in chunks]
+        cells = [{"cell_type": "code", "metadata": {}, "outputs": outputs, "source": "run()", "execution_count": 1}]
+        path = notebooks / "04_x.ipynb"
+        path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+        return instructor.notebook_load(CourseLayout(tmp_path), path).output_lines
+
+    assert load(["Вы: Клавиатура пришла без кабеля.\n--- без истории (01)\n"]) == 2
+    assert load(["Вы: Клавиатура пришла без кабеля.", "\n--- без истории (01)\n"]) == 2
