@@ -133,13 +133,13 @@ def run_console(
             except ChatServiceError as error:
                 out(f"Ошибка чата: {error}")
                 continue
-            out(f"Память о пользователе {user_id} и его диалоги стёрты из файла или базы "
+            out(f"Память о клиенте {user_id} и его диалоги стёрты из файла или базы "
                 f"(записей: {report.records}, диалогов: {report.sessions}).")
             if report.ownerless_left:
                 left = plural(report.ownerless_left, ("диалог", "диалога", "диалогов"))
                 out(f"В хранилище остались диалоги без владельца — {left} (начаты без --user или "
                     "записаны до появления владельцев у диалогов): ничто не связывает их с этим "
-                    "пользователем, они не тронуты.")
+                    "клиентом, они не тронуты.")
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue
@@ -210,7 +210,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "или в PostgreSQL: postgresql://пользователь:пароль@хост:5432/база",
     )
     parser.add_argument("--session", metavar="ID", help="продолжить сессию с этим Session ID (нужен --store)")
-    parser.add_argument("--user", metavar="NAME", help="включить долговременную память для пользователя (нужен --store)")
+    parser.add_argument("--user", metavar="NAME", help="включить долговременную память для клиента (нужен --store)")
     parser.add_argument("--no-stream", action="store_true", help="выводить ответ целиком, а не по мере генерации")
     parser.add_argument(
         "--memory", choices=("facts", "tools"), default="facts",
@@ -225,7 +225,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.your_code and args.memory == "tools":
         parser.error("--your-code собирает окно истории чата; с --memory tools историей управляет модель")
     if args.memory == "tools" and args.user is None:
-        parser.error("--memory tools нужен --user: память ведётся для каждого пользователя отдельно")
+        parser.error("--memory tools нужен --user: память ведётся для каждого клиента отдельно")
     if args.memory == "tools" and args.session is not None:
         parser.error("--memory tools не продолжает сессии (--session): история диалога живёт в процессе, память — в хранилище")
     if args.store is None and any(getattr(args, option) is not None for option in ("session", "user")):
@@ -237,7 +237,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         if getattr(args, option) is not None and args.store is None:
             parser.error(f"--{option} без --store (или CHAT_STORE_URL) бессмыслен: без файла память не переживает процесс")
     if args.user is not None and not args.user.strip():
-        parser.error("--user: имя пользователя не должно быть пустым")
+        parser.error("--user: имя клиента не должно быть пустым")
     return args
 
 
