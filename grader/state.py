@@ -70,7 +70,7 @@ def _read(path: Path) -> dict:
 
 def _case(exercise: Exercise, record: dict) -> Case:
     expect = {"raises": "Exception"} if record["group"] == "validation" else {"return": None}
-    data = {"expect": expect, "weight": record.get("weight", 1)}
+    data = {"expect": expect, "weight": record.get("weight", 1), "group": record["group"]}
     return Case(exercise.name, record["name"], record["visibility"], record.get("hint", ""), data)
 
 

@@ -92,6 +92,10 @@ def test_exercise_lookup():
           "expect": {"return": {"$fake": "echo"}}}]}, "только во входных"),  # fmt: skip
         ({"format": 1, "exercise": "commit_turn", "cases": [{"name": "x", "args": [[], "a", "b"],
           "expect": {"return": 1}}] * 2}, "повторяются"),  # fmt: skip
+        ({"format": 1, "exercise": "commit_turn", "cases": [{"name": "x", "args": [[], "a", "b"],
+          "expect": {"raises": "ValueError"}, "group": "validation"}]}, "только \"algorithm\""),  # fmt: skip
+        ({"format": 1, "exercise": "commit_turn", "cases": [{"name": "x", "args": [[], "a", "b"],
+          "expect": {"return": 2}, "group": "algorithm"}]}, "ожидается исключение"),  # fmt: skip
     ],
 )
 def test_malformed_case_files_are_rejected(document, message):
@@ -153,3 +157,21 @@ def test_differences_are_explained_in_russian():
     assert "нет ключа 'a'" in first_difference({"a": 1}, {})
     assert "ожидалось элементов: 2, получено: 1" in first_difference([1, 2], [1])
     assert "ожидался тип list, получен SneakyList" in first_difference([], Opaque("SneakyList"))
+
+
+def test_a_refusal_that_is_the_rule_counts_in_the_algorithm_share():
+    # check_reply's refusals (a cut-off reply, an empty one) are what the exercise is about: a wrong
+    # refusal rule must cost algorithm points, not a sliver of the 30 % for argument checks.
+    from course_lib.checking.results import case_points
+
+    exercise = BY_NAME["check_reply"]
+    cases = load_cases(ROOT / "exercises" / "cases" / "check_reply.json", exercise, "public")
+    groups = {case.name: case.group for case in cases}
+    refusals = [case for case in cases if case.data["expect"].get("raises", "").endswith("Reply")]
+    type_errors = [case for case in cases if case.data["expect"].get("raises") == "TypeError"]
+    assert refusals and type_errors
+    assert all(groups[case.name] == "algorithm" for case in refusals)
+    assert all(groups[case.name] == "validation" for case in type_errors)
+    points = dict(zip(groups, case_points(exercise, cases)))
+    # Under the default split the refusals shared the validation share with the TypeErrors (3 of 10).
+    assert sum(points[case.name] for case in refusals) > exercise.points * (1 - exercise.algorithm_share)

@@ -17,6 +17,11 @@ hidden ones live in `grading/hidden/<name>.json` and never leave the instructor'
       ]                                                 #   must come back unchanged
     }
 
+A case's points come from one of two shares (exercises.json `weights`): "algorithm" when a value is
+expected, "validation" when an exception is. Where the exception *is* the exercise's rule — a reply
+refused because it was cut off, a commit refused because the version moved — the case says
+`"group": "algorithm"`, so a wrong refusal rule costs algorithm points, not a share of the 30 %.
+
 An argument written as {"$fake": "<name>"} is a deterministic callable the harness provides
 (see FAKES) instead of a tokenizer or a model. A class exercise (kind "class") has scripted steps:
 
@@ -80,12 +85,9 @@ class Case:
     def group(self) -> str:
         """"validation" when the case expects an exception (its last call's, for a class), else
         "algorithm": the exercise's points are split between the two groups (exercises.json)."""
-        if "steps" in self.data:
-            calls = [step for step in self.data["steps"] if "call" in step]
-            expect = calls[-1]["expect"] if calls else {}
-        else:
-            expect = self.data.get("expect", {})
-        return "validation" if "raises" in expect else "algorithm"
+        if "group" in self.data:  # the author's word: this refusal is the rule, not argument checking
+            return self.data["group"]
+        return "validation" if "raises" in _last_expect(self.data) else "algorithm"
 
     @property
     def kind(self) -> str:
@@ -104,6 +106,14 @@ class Case:
                     steps.append({"call": step["call"], "args": step.get("args", [])})
             return {"i": index, "init": self.data.get("init", []), "steps": steps}
         return {"i": index, "args": self.data["args"]}
+
+
+def _last_expect(data: dict[str, Any]) -> dict[str, Any]:
+    """A function case's expectation, or a class case's last call's."""
+    if "steps" in data:
+        calls = [step for step in data["steps"] if "call" in step]
+        return calls[-1].get("expect", {}) if calls else {}
+    return data.get("expect", {})
 
 
 def is_fake(value: Any) -> bool:
@@ -160,13 +170,15 @@ def _validate_case(raw: Any, exercise: Exercise, visibility: str, where: str) ->
     hint = raw.get("hint", "")
     if type(hint) is not str or (visibility == "hidden" and not hint.strip()):
         raise CaseFormatError(f"{where}: скрытому случаю нужна подсказка hint")
-    known = {"name", "hint", "args", "expect", "args_after", "init", "steps", "weight"}
+    known = {"name", "hint", "args", "expect", "args_after", "init", "steps", "weight", "group"}
     unknown = set(raw) - known
     if unknown:
         raise CaseFormatError(f"{where}: неизвестные поля {sorted(unknown)}")
     weight = raw.get("weight", 1)
     if type(weight) not in (int, float) or not 0 < weight <= 100:
         raise CaseFormatError(f"{where}: weight — число больше 0 (вес внутри своей доли)")
+    if "group" in raw and raw["group"] != "algorithm":
+        raise CaseFormatError(f"{where}: group может быть только \"algorithm\" (исключение — правило упражнения)")
     if exercise.kind == "class":
         init = raw.get("init", [])
         if type(init) is not list:
@@ -210,7 +222,10 @@ def _validate_case(raw: Any, exercise: Exercise, visibility: str, where: str) ->
             if not key.isdigit() or int(key) >= len(args) or is_fake(args[int(key)]):
                 raise CaseFormatError(f"{where}: args_after[{key!r}] — нет такого аргумента")
             _check_value(value, f"{where}.args_after[{key}]", allow_fakes=False)
-    return Case(exercise.name, name, visibility, hint.strip(), raw)
+    case = Case(exercise.name, name, visibility, hint.strip(), raw)
+    if "group" in raw and "raises" not in _last_expect(raw):
+        raise CaseFormatError(f"{where}: group ставят только случаю, где ожидается исключение")
+    return case
 
 
 def parse_cases(document: Any, exercise: Exercise, visibility: str, source: str) -> list[Case]:
