@@ -237,3 +237,23 @@ def test_printed_labels_use_the_glossary_words(family):
         assert wrong not in outputs, wrong
     text = "\n".join(markdown(family))
     assert "ваша `trim_by_message_count`" not in text and "С вашей `rolling_compress`" not in text
+
+
+# --- issue 29: the table's rows are the student's strategy_row ---------------------------------------------
+
+
+def test_the_table_runs_on_the_students_strategy_row(cells):
+    by_id = {cell.get("id"): cell for cell in cells}
+    code = "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+    assert "def strategy_row(" not in code
+    assert 'strategy_row = your_code("strategy_row")' in by_id["nb06-yours"].source
+    assert "measure_records(records, dialogue, counter.count_text, row=strategy_row)" in by_id["4ec84562"].source
+    row = by_id["nb06-row"]
+    assert "measured = measure_runs(comparison, counter.count_text, row=strategy_row)" in row.source
+    assert "strategy_row.show_mistake(" in row.source
+    assert "](../exercises/strategy_row.py)" in by_id["nb06-row-md"].source
+    assert 'row = measured[run.name]' in by_id["3187dc0d"].source  # the table
+    assert 'measured[run.name]["lost_at"]' in by_id["1626d5f6"].source  # «пропал из запроса на ходу»
+    assert 'measured["count"]' in by_id["38c202f5"].source  # the largest request
+    assert "](../exercises/strategy_row.py)" in by_id["nb06-practice"].source
+    assert 'check("strategy_row")' in cells[-1].source
