@@ -2,7 +2,8 @@
 
 Checks the second edition's items (issue 9): the `build_chat_messages` exercise sits here, after
 history is introduced; seed 003's "Меня зовут Вася" demonstration asserts on the request; the
-taught classes are the ones `course_lib.steps.single_history` holds; quizzes come from the data file.
+taught classes are the ones `course_lib.steps.single_history` holds; quizzes come from the data file;
+the service checks its history with the exercise `validate_history` before every request (issue 29).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def test_exercises_are_linked_and_checked_in_practice(cells):
     practice = heading_index(cells, "## Практика")
     assert practice > heading_index(cells, "## Итоги")
     text = cells[practice].source
-    for name in ("build_chat_messages", "commit_turn"):
+    for name in ("build_chat_messages", "commit_turn", "validate_history"):
         assert f"[exercises/{name}.py](../exercises/{name}.py)" in text
         assert (ROOT / "exercises" / f"{name}.py").is_file()
         checks = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'check("{name}")' in c.source]
@@ -114,10 +115,27 @@ def test_the_service_runs_the_students_functions(cells):
     setup = next(c for c in cells if c.cell_type == "code" and "your_code(" in c.source)
     assert 'build_chat_messages = your_code("build_chat_messages")' in setup.source
     assert 'commit_turn = your_code("commit_turn")' in setup.source
+    assert 'validate_history = your_code("validate_history")' in setup.source
     shown = text_output(setup)
-    assert shown.count("↪") == 2 and "build_chat_messages" in shown and "commit_turn" in shown  # one line each
+    assert shown.count("↪") == 3 and all(name in shown for name in ("build_chat_messages", "commit_turn",
+                                                                    "validate_history"))  # one line each
     service = next(c for c in cells if c.cell_type == "code" and "class SingleHistoryChatService" in c.source)
     assert "build_chat_messages(" in service.source and "save_validated_turn(" in service.source
+    # The history is checked before the request is built, and a refusal becomes the chat's error.
+    assert service.source.index("validate_history(self._history)") < service.source.index("build_chat_messages(")
+
+
+def test_a_half_saved_turn_is_refused_before_the_request(cells):
+    demo = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "broken._history.extend(eager_history)" in c.source)
+    assert cells[demo - 1].cell_type == "markdown" and "validate_history" in cells[demo - 1].source
+    assert "validate_history.show_mistake(eager_history" in cells[demo].source
+    shown = text_output(cells[demo])
+    assert "История повреждена, запрос не отправлен. Сообщение №3: ход сохранён наполовину" in shown
+    assert "Запросов к модели: 0 | история прежняя: True" in shown
+    check = cells[demo + 1]
+    assert check.metadata.get("jupyter", {}).get("source_hidden") is True
+    assert "assert offline_model.calls == calls_before" in check.source
+    assert cells[demo + 2].source.startswith("## 7.")
 
 
 def test_the_commit_after_a_validated_reply_is_a_fill_in(cells):

@@ -2,11 +2,12 @@
 
 Notebook 02 shows these classes in its cells; `tests/test_steps_match_notebooks.py` keeps the
 notebook's source and this module's source identical, so later notebooks can import them from here.
-`build_chat_messages` and `commit_turn` are the student's exercises here too, taken through
-`course_lib.your_code` (the student's code once it passes its public cases, the course's version
-until then), exactly as in the notebook. `save_validated_turn` is the student's fill-in cell in 02;
-this module holds the course's lines of it, and they commit with the student's `commit_turn`: a
-fill-in left empty never takes the student's solved exercise out of the chat.
+`build_chat_messages`, `commit_turn` and `validate_history` (the check of the stored history before
+a request is built) are the student's exercises here too, taken through `course_lib.your_code` (the
+student's code once it passes its public cases, the course's version until then), exactly as in the
+notebook. `save_validated_turn` is the student's fill-in cell in 02; this module holds the course's
+lines of it, and they commit with the student's `commit_turn`: a fill-in left empty never takes the
+student's solved exercise out of the chat.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from course_lib.your_code import on_each_call
 # In the notebook each is one line: `commit_turn = your_code("commit_turn")`; chosen again on every call.
 build_chat_messages = on_each_call("build_chat_messages")
 commit_turn = on_each_call("commit_turn")
+validate_history = on_each_call("validate_history")
 
 CHAT_PROMPT = get_support_chat_prompt("1.0.0")  # the plain chat prompt of notebooks 01-04
 
@@ -55,6 +57,10 @@ class SingleHistoryChatService:
         text = user_text.strip()
         if not text:
             raise ChatServiceError("Сообщение не должно быть пустым.")
+        try:  # a broken history is not sent: the customer gets a clear error, the model gets nothing
+            validate_history(self._history)
+        except (TypeError, ValueError) as error:
+            raise ChatServiceError(f"История повреждена, запрос не отправлен. {error}") from None
         messages = build_chat_messages(self._prompt.render(), self._history, neutralize_tags(text))
 
         started_at = perf_counter()
