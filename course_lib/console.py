@@ -1,7 +1,9 @@
 """`python -m course_lib chat`: the support chat in a terminal, as in the seed's console.
 
 Commands: /new starts a new conversation (new Session ID, the old one is cleared), /exit quits.
-End of input (Ctrl-D, or the end of a piped file) also quits cleanly.
+End of input (Ctrl-D, or the end of a piped file) also quits cleanly. What to do with each typed
+line (send it, a command, an empty line or an unknown command, neither sent to the model) is
+decided by notebook 03's exercise `console_command` (`decide`; `--your-code` runs the student's).
 
 `--store [PATH]` keeps sessions in a SQLite file (default `.course-data/sessions.sqlite3` in the
 course folder), so `--session ID` continues a conversation in a later process. `--user NAME` turns
@@ -26,6 +28,7 @@ from uuid import uuid4
 from course_lib.chat_service import ChatReply, ChatService, ChatServiceError
 from course_lib.config import SettingsError, load_settings
 from course_lib.console_input import typed_lines
+from course_lib.course_versions.console_command import console_command
 from course_lib.llm.errors import LLMClientError
 from course_lib.memory.context import memory_line
 from course_lib.pricing import format_usd
@@ -92,8 +95,11 @@ def run_console(
     user_id: str | None = None,
     stream: bool = False,
     write: Callable[[str], None] | None = None,
+    decide: Callable[[str, str, Callable[[], str]], dict] = console_command,
 ) -> None:
-    """`stream`: print the reply piece by piece with `write` (no newline, flushed) as it arrives."""
+    """`stream`: print the reply piece by piece with `write` (no newline, flushed) as it arrives.
+    `decide(line, session_id, new_session_id)`: what to do with a typed line (notebook 03's exercise
+    `console_command`, the course's version by default)."""
     out(f"Окружение: {app_env}")
     out(f"Настроенная модель: {configured_model}")
     out(f"Бэкенд: {backend_label}")
@@ -119,8 +125,8 @@ def run_console(
         out(f"Пользователь: {user_id}; долговременная память включена.")
         out("Команды: /new — новый диалог, /memory — что помнит чат, /forget — забыть всё, /exit — выход.")
 
-    for user_text in typed_lines(read, out):
-        command = user_text.strip()
+    for user_text in typed_lines(read, out, stop_at_exit=False):
+        command = user_text.strip().lower()  # /Memory too: commands do not depend on case
         if memory is not None and command == "/memory":
             facts = memory.facts(user_id)
             out("Память о вас пуста." if not facts else "Чат помнит о вас:")
@@ -143,19 +149,31 @@ def run_console(
             session_id = new_session_id()
             out(f"Новый Session ID: {session_id}")
             continue
-        if command == "/new":
+        try:
+            decision = decide(user_text, session_id, new_session_id)
+        except Exception as error:  # noqa: BLE001 — the decision of a student's function; the chat goes on
+            out(f"Строка не разобрана ({type(error).__name__}): {error}. "
+                "Модели ничего не отправлено; можно продолжать.")
+            continue
+        if decision["action"] == "exit":
+            return
+        if decision["action"] == "new":
             try:
                 service.reset_session(session_id, user_id=user_id)
             except ChatServiceError as error:
                 out(f"Ошибка чата: {error}")
                 continue
-            session_id = new_session_id()
-            out(f"Новый Session ID: {session_id}")
+            session_id = decision["session_id"]
+        if decision["notice"] is not None:
+            out(decision["notice"])
+        if decision["action"] == "unknown" and memory is not None:
+            out("Ещё команды: /memory — что помнит чат, /forget — забыть всё.")
+        if decision["action"] != "send":  # a command or an empty line: nothing goes to the model
             continue
         shown: list[str] = []
         try:
             result = service.reply(
-                session_id, user_text, user_id=user_id,
+                session_id, decision["text"], user_id=user_id,
                 on_delta=_printer(shown, write or out) if stream else None,
             )
         except (ChatServiceError, LLMClientError) as error:
@@ -219,7 +237,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--your-code", action="store_true",
         help="окно истории из ваших функций exercises/ (count_message_tokens, split_into_turns, "
-        "select_recent_turns); пока функция не прошла открытые тесты, работает версия курса",
+        "select_recent_turns), а строки консоли разбирает ваша console_command; пока функция не прошла "
+        "открытые тесты, работает версия курса",
     )
     args = parser.parse_args(argv)
     if args.your_code and args.memory == "tools":
@@ -261,6 +280,15 @@ def _your_window():
     return ExerciseWindow(TokenCounter(), load_settings().chat_input_token_budget)
 
 
+def _your_console_command():
+    """Notebook 03's exercise: the student's console_command decides every typed line (the course's
+    version while it fails its public cases; the line printed says which runs, and why)."""
+    from course_lib.your_code import your_code
+
+    print("Строки консоли разбирает ваша функция (пока она не проходит открытые тесты, работает версия курса):")
+    return your_code("console_command")
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.store is None:
@@ -276,6 +304,7 @@ def main(argv: list[str]) -> int:
 
     try:
         history_policy = _your_window() if args.your_code else None
+        decide = _your_console_command() if args.your_code else console_command
     except (FileNotFoundError, SettingsError) as error:
         print(f"--your-code: {error}", file=sys.stderr)
         return 2
@@ -307,5 +336,6 @@ def main(argv: list[str]) -> int:
             user_id=args.user,
             stream=not args.no_stream,
             write=_write_now,
+            decide=decide,
         )
     return 0

@@ -56,7 +56,7 @@ def test_console_with_budget_300_summarizes_and_recalls(monkeypatch):
 
 def test_console_end_of_input_exits_cleanly_and_errors_do_not_stop_it(monkeypatch):
     output = chat(monkeypatch, ["", "Привет"])  # no /exit: the input just ends
-    assert "Ошибка чата: Сообщение не должно быть пустым." in output
+    assert "Сообщение не должно быть пустым: модели ничего не отправлено." in output
     assert len(assistant_lines(output)) == 1
 
 

@@ -59,6 +59,11 @@ FAKES = {
     "forbidden": "summarize: любой вызов — ошибка RuntimeError",
     "blank": "summarize: возвращает строку из одних пробелов",
     "not_str": "summarize: возвращает число 42 вместо строки",
+    "new_id": "new_session_id: возвращает 's-2' (второй вызов — ошибка)",
+    "padded_new_id": "new_session_id: возвращает '  s-2\\n' (второй вызов — ошибка)",
+    "no_new_id": "new_session_id: любой вызов — ошибка RuntimeError (новый Session ID нужен только для /new)",
+    "blank_new_id": "new_session_id: возвращает строку из одних пробелов",
+    "int_new_id": "new_session_id: возвращает число 42 вместо строки",
     "memory_tools": "tools для run_tool_calls: core_memory_append(label, text), archival_memory_search(query, page=0), "
     "memory_stats() — строка «вызов N: …» с номером вызова; archival_memory_insert(...) — RuntimeError",
 }

@@ -149,8 +149,28 @@ def fake(name):
         return {"core_memory_append": append, "archival_memory_search": search,
                 "archival_memory_insert": insert, "memory_stats": stats}
 
+    def new_id():
+        # new_session_id of the console (console_command): a fresh Session ID, asked for once.
+        once("new_session_id")
+        return "s-2"
+
+    def padded_new_id():
+        once("new_session_id")
+        return "  s-2\\n"
+
+    def no_new_id():
+        raise RuntimeError("new_session_id не должен был вызываться: новый Session ID нужен только для /new")
+
+    def blank_new_id():
+        return "   "
+
+    def int_new_id():
+        return 42
+
     fakes = {"chars": chars, "words": words, "echo": echo, "padded": padded,
-             "forbidden": forbidden, "blank": blank, "not_str": not_str}
+             "forbidden": forbidden, "blank": blank, "not_str": not_str,
+             "new_id": new_id, "padded_new_id": padded_new_id, "no_new_id": no_new_id,
+             "blank_new_id": blank_new_id, "int_new_id": int_new_id}
     if name == "memory_tools":
         return memory_tools()
     if name not in fakes:
