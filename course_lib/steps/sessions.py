@@ -33,6 +33,7 @@ from course_lib.your_code import on_each_call
 # inherit the registry from here, so their services keep history in the student's class too.
 SessionHistory = on_each_call("SessionHistory")
 build_chat_messages = on_each_call("build_chat_messages")  # 02's exercise, as in the notebook
+validate_history = on_each_call("validate_history")  # 02's too: a broken history is never sent
 
 
 @dataclass
@@ -108,6 +109,10 @@ class SessionChatService(SessionRegistry):
         session = self._get_or_create_session(key)
         with session.lock:  # one turn of this conversation at a time
             history = self._histories.get_messages(key)
+            try:  # as in 02: a broken history is not sent, the model gets nothing
+                validate_history(history)
+            except (TypeError, ValueError) as error:
+                raise ChatServiceError(f"История повреждена, запрос не отправлен. {error}") from None
             messages = build_chat_messages(self._prompt.render(), history, neutralize_tags(text))
 
             started_at = perf_counter()
