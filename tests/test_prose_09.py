@@ -38,7 +38,7 @@ def test_outputs_hold_no_temporary_paths_or_random_ids(cells):
 def test_the_chat_runs_every_exercise_and_the_fill_in_of_09(cells):
     code = _code(cells)
     names = [exercise.name for exercise in EXERCISES if exercise.notebook == "09"]
-    assert names == ["group_tool_exchanges", "run_tool_calls", "edit_core_memory"]
+    assert names == ["group_tool_exchanges", "run_tool_calls", "edit_core_memory", "run_tool_loop"]
     for name in names:
         assert f'{name} = your_code("{name}")' in code
         assert f"{name}={name}" in code  # passed into ToolMemoryChat, not only shown

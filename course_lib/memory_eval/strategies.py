@@ -400,4 +400,5 @@ def _student_options(name: str) -> dict:
 def _student_tool_functions() -> dict:
     from course_lib.your_code import on_each_call
 
-    return {name: on_each_call(name) for name in ("group_tool_exchanges", "run_tool_calls", "edit_core_memory")}
+    return {name: on_each_call(name) for name in ("group_tool_exchanges", "run_tool_calls", "edit_core_memory",
+                                                  "run_tool_loop")}

@@ -10,10 +10,13 @@ A failure at any step leaves the history and the memory exactly as they were.
 A model that answers in plain text instead of calling a tool is simply answered: its reply is the
 turn's reply, and nothing is remembered (the lesson shows why that loses facts).
 
-Three steps are the exercises of notebook 09 and can be passed in (the notebook passes the
+The steps are the exercises of notebook 09 and can be passed in (the notebook passes the
 student's, through `your_code`): `group_tool_exchanges` cuts the history into whole turns for the
-window, `run_tool_calls` runs a round of calls, `edit_core_memory` makes the core-memory edits, and
-`add_exchange` (the notebook's fill-in) puts a round into the turn.
+window, `run_tool_loop` runs the loop of one turn, `run_tool_calls` runs a round of calls,
+`edit_core_memory` makes the core-memory edits, and `add_exchange` (the notebook's fill-in) puts a
+round into the turn. The loop knows nothing of the chat: it gets `ask_model(messages)` and
+`run_calls(tool_calls)` from `_run_turn`, which build the request, count tokens, check the reply and
+report each call (`on_step`) around it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from course_lib.chat_service import ChatService, normalize_user_text, validate_reply
+from course_lib.course_versions.run_tool_loop import run_tool_loop as course_run_tool_loop
 from course_lib.llm.errors import LLMClientError
 from course_lib.llm.tool_calls import assistant_message, looks_like_call
 from course_lib.memory.store import LongTermStore
@@ -99,6 +103,7 @@ class ToolMemoryChat:
         run_tool_calls: Callable[[list[dict], dict], list[Message]] = course_run_tool_calls,
         edit_core_memory: Callable[[dict, dict, dict], dict] = course_edit_core_memory,
         add_exchange: Callable[[list[Message], Message, list[Message]], list[Message]] = course_add_exchange,
+        run_tool_loop: Callable[..., list[Message]] = course_run_tool_loop,
     ) -> None:
         if not isinstance(user_id, str) or not user_id.strip():
             raise ToolAgentError("Нужно непустое имя пользователя: память ведётся для каждого клиента отдельно.")
@@ -112,6 +117,7 @@ class ToolMemoryChat:
         self.group_tool_exchanges = group_tool_exchanges
         self.run_tool_calls = run_tool_calls
         self.add_exchange = add_exchange
+        self.run_tool_loop = run_tool_loop
         self.input_token_budget = input_token_budget
         self.max_steps = max_steps
         self.counter = counter or TokenCounter()
@@ -156,13 +162,18 @@ class ToolMemoryChat:
     def _run_turn(
         self, text: str, on_step: Callable[[ToolStep], None] | None
     ) -> tuple[list[Message], list[ToolStep], int, int, list[Message]]:
-        """The loop of one turn: (its messages, the calls made, model calls, input tokens, last request)."""
-        pending: list[Message] = [ChatService.build_user_message(text)]
+        """The loop of one turn: (its messages, the calls made, model calls, input tokens, last request).
+
+        `run_tool_loop` drives it; the two callables it gets do the chat's part of each round."""
         steps: list[ToolStep] = []
         calls = spent = 0
+        request: list[Message] = []
+        still_calling = False  # the last reply called tools
         specs = tool_specs(self.tools.registry)
         turns = self._saved_turns()  # the history does not change during a turn: grouped once
-        while True:
+
+        def ask_model(pending: list[Message]) -> Message:
+            nonlocal calls, spent, request, still_calling
             request = self._request(turns, pending)
             try:
                 result = self.llm_client.generate(request, tools=specs)
@@ -170,26 +181,44 @@ class ToolMemoryChat:
                 raise ToolAgentError(f"Не удалось получить ответ модели: {error} Память и история не изменились.") from error
             calls += 1
             spent += result.prompt_tokens or self.counter.count_messages(request)
-            if not result.tool_calls:
-                break
-            if calls > self.max_steps:
-                raise ToolAgentError(
-                    f"Модель вызывала инструменты {plural(self.max_steps, TIMES)} подряд и так и не ответила: "
-                    "ход отменён, память и история не изменились."
-                )
-            calling = assistant_message(result.text, result.tool_calls)
+            still_calling = bool(result.tool_calls)
+            if still_calling:
+                return assistant_message(result.text, result.tool_calls)
+            return {"role": "assistant", "content": self._checked_text(result)}
+
+        def run_calls(tool_calls: list[dict]) -> list[Message]:
             try:
-                results = self.run_tool_calls(calling["tool_calls"], self.tools.registry)
+                results = self.run_tool_calls(tool_calls, self.tools.registry)
             except (TypeError, ValueError) as error:
                 raise ToolAgentError(
                     f"Вызовы модели не выполнены: {error}. Ход отменён, память и история не изменились."
                 ) from error
-            pending = self.add_exchange(pending, calling, results)
-            for call, answer in zip(result.tool_calls, results):
-                step = ToolStep(call.name, call.raw_arguments, str(answer.get("content", "")))
+            for call, answer in zip(tool_calls, results):
+                function = call.get("function", {})
+                step = ToolStep(str(function.get("name", "")), str(function.get("arguments", "")),
+                                str(answer.get("content", "")))  # fmt: skip
                 steps.append(step)
                 if on_step is not None:
                     on_step(step)
+            return results
+
+        question = ChatService.build_user_message(text)
+        try:
+            pending = self.run_tool_loop(ask_model, run_calls, self.add_exchange, [question], self.max_steps)
+        except ToolAgentError:
+            raise
+        except RuntimeError as error:
+            if not (still_calling and calls == self.max_steps + 1):
+                raise  # not the step limit: the loop's own failure, shown as it is
+            raise ToolAgentError(  # the loop's step limit: the request after the last round called tools
+                f"Модель вызывала инструменты {plural(self.max_steps, TIMES)} подряд и так и не ответила: "
+                "ход отменён, память и история не изменились."
+            ) from error
+        return pending, steps, calls, spent, request
+
+    @staticmethod
+    def _checked_text(result: Any) -> str:
+        """The text of a reply without calls, or ToolAgentError: never a call the model wrote as text."""
         if looks_like_call(result.text):
             shown = " ".join((result.text or "").split())[:80]
             raise ToolAgentError(
@@ -198,8 +227,7 @@ class ToolMemoryChat:
                 "локальные модели (Qwen2.5-Coder-0.5B на llama-cpp-python): для памяти через инструменты нужна "
                 "модель, которая вызывает их по протоколу."
             )
-        pending.append({"role": "assistant", "content": validate_reply(result, ToolAgentError)})
-        return pending, steps, calls, spent, request
+        return validate_reply(result, ToolAgentError)
 
     def _saved_turns(self) -> list[list[Message]]:
         try:

@@ -167,10 +167,107 @@ def fake(name):
     def int_new_id():
         return 42
 
+    # run_tool_loop's model, tools and exchange: the model is a pure function of the request it gets.
+    planned = {"поиск": ("archival_memory_search", '{"query": "телефон"}'),
+               "запись": ("core_memory_append", '{"label": "клиент", "text": "Телефон: +7 912 345-67-89"}'),
+               "статистика": ("memory_stats", "{}")}
+    answers = {"archival_memory_search": "найдено: телефон +7 912 345-67-89",
+               "core_memory_append": "записано в блок «клиент»", "memory_stats": "записей в архиве: 3"}
+
+    def plan_of(messages):
+        # The customer's message (the request's first) holds the plan: «план: поиск, запись+статистика, ответ».
+        if type(messages) is not type([]):
+            raise TypeError(f"ask_model принимает список сообщений, а получил {type(messages).__name__}")
+        first = messages[0] if len(messages) else None
+        text = first.get("content") if type(first) is type({}) else None
+        if type(text) is not str or first.get("role") != "user" or not text.startswith("план:"):
+            raise ValueError("первым в запросе нет сообщения клиента: модель должна видеть весь ход с его начала")
+        return [step.strip() for step in text[len("план:"):].split(",")]
+
+    def planned_reply(plan, number):
+        # The reply of the plan's step `number` (1 = the first request); the last step repeats.
+        step = plan[number - 1] if number <= len(plan) else plan[len(plan) - 1]
+        done = f"Ответ после обменов: {number - 1}"
+        if step == "ответ":
+            return {"role": "assistant", "content": done}
+        if step == "пустые вызовы":
+            return {"role": "assistant", "content": done, "tool_calls": []}
+        if step == "пусто":
+            return {"role": "assistant", "content": None}
+        if step == "пробелы":
+            return {"role": "assistant", "content": "  "}
+        if step == "строка":
+            return done  # the text alone, not a message
+        content, wire = "", []
+        for word in step.split("+"):
+            if word == "текст":
+                content = "Сейчас проверю."
+            elif word in planned:
+                tool, arguments = planned[word]
+                wire.append({"id": f"call_{number}_{len(wire) + 1}", "type": "function",
+                             "function": {"name": tool, "arguments": arguments}})
+            else:
+                raise ValueError(f"неизвестный шаг плана: {word}")
+        return {"role": "assistant", "content": content, "tool_calls": wire}
+
+    def lost(message, number, expected):
+        # What stands where exchange `number`'s calling message should: named in the lesson's terms.
+        role = message.get("role") if type(message) is type({}) else None
+        if not expected.get("tool_calls"):
+            return (f"обмен №{number}: здесь модель ответила без вызовов (tool_calls пуст или его нет), "
+                    "а ход продолжился — этот ответ и был концом хода")
+        if role == "tool":
+            return (f"обмен №{number}: результат (tool) стоит раньше сообщения ассистента с вызовами — "
+                    "провайдер отклонил бы такой запрос (HTTP 400)")
+        if role == "assistant" and message.get("tool_calls"):
+            return (f"в запросе нет обмена №{number}: на его месте вызовы другого круга — "
+                    "ранние обмены хода потеряны")
+        return f"обмен №{number}: ожидалось сообщение ассистента с вызовами, а стоит сообщение с ролью {role}"
+
+    def tool_model(messages):
+        plan = plan_of(messages)
+        at, number = 1, 1
+        while at < len(messages) and type(messages[at]) is type({}) and messages[at].get("role") == "user":
+            at += 1  # the customer may have written more than one message
+        while at < len(messages):
+            expected = planned_reply(plan, number)
+            calling = messages[at]
+            if not expected.get("tool_calls") or calling != expected:
+                raise ValueError(lost(calling, number, expected))
+            at += 1
+            for call in expected["tool_calls"]:
+                result = messages[at] if at < len(messages) else None
+                if (type(result) is not type({}) or result.get("role") != "tool"
+                        or result.get("tool_call_id") != call["id"]):
+                    raise ValueError(f"обмен №{number}: после сообщения с вызовами нет результата вызова {call['id']}")
+                at += 1
+            number += 1
+        return planned_reply(plan, number)
+
+    def tool_runner(tool_calls):
+        if type(tool_calls) is not type([]):
+            raise TypeError(f"run_calls принимает список вызовов (tool_calls), а получил {type(tool_calls).__name__}")
+        results = []
+        for call in tool_calls:
+            function = call.get("function") if type(call) is type({}) else None
+            if type(function) is not type({}):
+                raise TypeError("run_calls: каждый вызов — словарь с id и function")
+            calls[0] += 1  # numbered per case: a call run twice shows
+            answer = answers.get(function.get("name"), "нет такого инструмента")
+            results.append({"role": "tool", "tool_call_id": call.get("id"), "content": f"вызов {calls[0]}: {answer}"})
+        return results
+
+    def exchange(pending, calling, results):
+        if type(pending) is not type([]) or type(calling) is not type({}) or type(results) is not type([]):
+            raise TypeError("add_exchange(pending, calling, results): ход — список, сообщение с вызовами — "
+                            "словарь, результаты — список")
+        return [*pending, calling, *results]
+
     fakes = {"chars": chars, "words": words, "echo": echo, "padded": padded,
              "forbidden": forbidden, "blank": blank, "not_str": not_str,
              "new_id": new_id, "padded_new_id": padded_new_id, "no_new_id": no_new_id,
-             "blank_new_id": blank_new_id, "int_new_id": int_new_id}
+             "blank_new_id": blank_new_id, "int_new_id": int_new_id,
+             "tool_model": tool_model, "tool_runner": tool_runner, "exchange": exchange}
     if name == "memory_tools":
         return memory_tools()
     if name not in fakes:
