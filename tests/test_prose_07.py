@@ -107,7 +107,7 @@ def test_quiz_cells_are_hidden_and_use_every_quiz_once(cells):
 def test_the_store_exercise_is_practised_here_the_memory_ones_moved_to_08(cells):
     from course_lib.checking.catalog import EXERCISES
 
-    assert [exercise.name for exercise in EXERCISES if exercise.notebook == "07"] == ["commit_session"]
+    assert [exercise.name for exercise in EXERCISES if exercise.notebook == "07"] == ["commit_session", "take_lease"]
     assert {exercise.name for exercise in EXERCISES if exercise.notebook == "08"} == {
         "merge_facts", "select_memories", "build_memory_message", "fts_query"}
     # Issue 29: the version check is the student's; the store and the chat of section 1.4 run on it.
@@ -117,6 +117,26 @@ def test_the_store_exercise_is_practised_here_the_memory_ones_moved_to_08(cells)
     assert "store=ExerciseSessionStore(commit_session)" in cell(cells, "nb07-commit-chat").source
     assert "commit_session — версия курса" in stream_text(cell(cells, "nb07-commit-chat"))
     assert 'check("commit_session")' in cell(cells, "nb07-check").source
+
+
+def test_the_lease_rule_is_the_students_in_both_experiments(cells):
+    # Issue 29: section 1.5's stores take every lease with the student's take_lease; the crashed
+    # process is a real one, and the client's next message is answered at once, on the student's rule.
+    source = cell(cells, "nb07-lease").source
+    assert 'take_lease = your_code("take_lease")' in source
+    assert source.count("take_lease=take_lease") == 3 and 'crash_holding_lease(SESSIONS, "crash-case")' in source
+    output = stream_text(cell(cells, "nb07-lease"))
+    assert "Второй процесс ждёт: Сессия race занята другим процессом дольше 0,2 с." in output
+    assert "ответил этот процесс" in output and "take_lease — версия курса" in output
+    rule = cell(cells, "nb07-lease-rule").source
+    assert "if not take_lease.show_mistake(current, second, NOW, LEASE" in rule
+    rows = stream_text(cell(cells, "nb07-lease-rule"))
+    assert "первый на другой машине (его PID здесь не виден):\n  сессия занята: второй ждёт" in rows
+    assert "первый упал посреди хода:\n  отвечает второй (PID 5151), аренда до 1300 с\n" in rows
+    assert index(cells, "nb07-commit-chat-check") < index(cells, "nb07-lease-md") < index(cells, "nb07-ttl-md")
+    assert "### 1.5. Аренда сессии: напишите сами" in cell(cells, "nb07-lease-md").source
+    assert "### 1.6. Время жизни сессий (TTL)" in cell(cells, "nb07-ttl-md").source
+    assert 'check("take_lease")' in cell(cells, "nb07-check").source
 
 
 # --- second read (issue 18): sources cited where the student met them, no name the notebook lacks ------

@@ -7,11 +7,19 @@ code once it passes its public cases, the course's version before that). The fun
 new state; the store swaps it in under its lock, so a commit leaves the old state or the new one,
 never half of it. The exercise's `SessionConflictError` / `SessionOwnerError` become the library's,
 so `ChatService` reports them as it reports those of the SQLite store.
+
+The lease of section 1.5 needs no store of its own: `SQLiteSessionStore(path, take_lease=...)` asks
+the exercise `take_lease` whether a process may answer in a session. `crash_holding_lease` makes the
+lesson's crashed process: a real, separate one that takes a session's lease and dies mid-turn.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from course_lib.messages import Message
 from course_lib.session_store import (
@@ -76,3 +84,27 @@ class ExerciseSessionStore(InMemorySessionStore):
             self._states[session_id] = (state, now)
             self._states.move_to_end(session_id)
         return state
+
+
+# Run by `crash_holding_lease` in a process of its own: take the lease as a turn would, then die
+# without the `finally` that returns it (os._exit skips it, like a killed process).
+_CRASH = """
+import os, sys
+sys.path.insert(0, sys.argv[3])
+from course_lib.session_store import SQLiteSessionStore
+lock = SQLiteSessionStore(sys.argv[1], wait_seconds=5).session_lock(sys.argv[2])
+lock.__enter__()  # kept in a variable: a dropped generator would run its finally and free the lease
+os._exit(9)
+"""
+
+
+def crash_holding_lease(path: str | os.PathLike[str], session_id: str) -> None:
+    """A separate process takes `session_id`'s lease in the SQLite file `path` and crashes mid-turn:
+    its row stays in `session_leases`, naming a pid of this host that no longer exists. (That
+    process takes a free lease with the course's `take_lease`; what the lesson shows is what the
+    process that comes next decides.)"""
+    root = str(Path(__file__).resolve().parents[2])  # the course folder, so the child imports course_lib
+    result = subprocess.run([sys.executable, "-c", _CRASH, str(path), session_id, root],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    if result.returncode != 9:
+        raise RuntimeError(f"Процесс с арендой не дошёл до сбоя: {result.stderr.strip()[-500:]}")
