@@ -142,11 +142,12 @@ def test_one_spelling(both):
 def test_the_students_code_runs_in_03(cells):
     setup = next(c for c in cells if c.cell_type == "code" and "your_code(" in c.source)
     for line in ('build_chat_messages = your_code("build_chat_messages")',
+                 'validate_history = your_code("validate_history")',
                  'SessionHistory = your_code("SessionHistory")'):
         assert line in setup.source
     # 03's service commits with the store's add_turn: 02's commit_turn is not loaded here.
     assert "commit_turn" not in "\n".join(c.source for c in cells if c.cell_type == "code")
-    assert cell_text(setup).count("↪") == 2  # one line each on a fresh bundle (a display in Jupyter)
+    assert cell_text(setup).count("↪") == 3  # one line each on a fresh bundle (a display in Jupyter)
     store = next(c for c in cells if c.cell_type == "code" and "store = SessionHistory()" in c.source)
     assert "После reset('session-a'): в A 0 сообщений, в B 2" in text_output(store)
     registry = next(c for c in cells if c.cell_type == "code" and "class SessionRegistry" in c.source)
@@ -154,6 +155,7 @@ def test_the_students_code_runs_in_03(cells):
     service = next(c for c in cells if c.cell_type == "code" and "class SessionChatService" in c.source)
     assert "build_chat_messages(" in service.source
     assert "history = self._histories.get_messages(key)" in service.source
+    assert "validate_history(history)" in service.source  # 02's check before the request, as in 02
     assert "self._histories.add_turn(key, messages[-1][\"content\"], reply_text)" in service.source
 
 
