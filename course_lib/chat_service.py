@@ -699,9 +699,9 @@ class ChatService:
     def _expire_idle(self) -> int:
         if self._session_ttl_seconds is None:
             return 0
-        deadline = self._clock() - self._session_ttl_seconds
         # A session with a reply in progress is not idle, however long the model takes.
-        return self._call_store(self._store.expire_idle, deadline, self._busy_sessions())
+        return self._call_store(self._store.expire_idle, self._clock(), self._session_ttl_seconds,
+                                self._busy_sessions())
 
     def _load(self, session_key: str) -> SessionState:
         return self._call_store(self._store.load, session_key)

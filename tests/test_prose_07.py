@@ -67,7 +67,25 @@ def test_checks_for_ci_are_hidden_and_guarded_on_a_real_model(cells):
 
 def test_ttl_is_shown_with_the_file_store(cells):
     assert "session_ttl_seconds=3600" in cell(cells, "nb07-ttl").source
-    assert "остались сессии: new-case" in stream_text(cell(cells, "nb07-ttl"))
+    output = stream_text(cell(cells, "nb07-ttl"))
+    assert "Пока другой процесс отвечает в busy-case, остались сессии: busy-case, new-case" in output
+    assert "закончил ход — остались сессии: new-case" in output
+
+
+def test_the_ttl_rule_is_the_students_fill_in_and_the_file_store_runs_on_it(cells):
+    # Issue 29: which sessions a TTL removes is the student's sessions_to_expire; section 1.6's
+    # store expires by it, and until it passes its examples the course's rule runs and says so.
+    stub = cell(cells, "nb07-ttl-fill").source
+    assert "def sessions_to_expire(" in stub and 'raise NotImplementedError("Заполните правило TTL")' in stub
+    check = cell(cells, "nb07-ttl-fill-check").source
+    assert check.count("frozenset(") == 5 and check.count("# ") >= 5  # five examples, each says what it catches
+    assert "↪ sessions_to_expire: ячейка ещё не заполнена" in stream_text(cell(cells, "nb07-ttl-fill-check"))
+    assert cell(cells, "nb07-ttl-course").metadata["jupyter"]["source_hidden"] is True
+    assert "SQLiteSessionStore(TTL_FILE, sessions_to_expire=sessions_to_expire)" in cell(cells, "nb07-ttl").source
+    order = [index(cells, name) for name in ("nb07-ttl-md", "nb07-ttl-fill", "nb07-ttl-fill-check",
+                                             "nb07-ttl-course", "nb07-ttl-demo-md", "nb07-ttl", "nb07-ttl-check")]
+    assert order == sorted(order)
+    assert "sessions_to_expire" in cell(cells, "nb07-summary").source
 
 
 # --- issue 23: beyond one machine runs on PostgreSQL or prints the commands ----------------------------

@@ -75,7 +75,7 @@ def test_idle_sessions_expire_in_last_use_order_and_busy_ones_stay(store):
     for index, session_id in enumerate(["a", "b", "c"]):
         store.commit(session_id, 0, TURN, None, unchanged_prefix=0, now=float(index))
     assert store.session_ids() == ("a", "b", "c")
-    assert store.expire_idle(deadline=2.0, busy={"a"}) == 1
+    assert store.expire_idle(now=5.0, ttl_seconds=3.0, busy={"a"}) == 1
     assert store.session_ids() == ("a", "c")
     store.delete("a")
     store.delete("never-was")
@@ -129,10 +129,10 @@ def test_a_session_lock_is_exclusive_across_store_instances(shared_backend):
         with second.session_lock("other"):  # other sessions are free
             pass
         first.commit("s", 0, TURN, None, unchanged_prefix=0, now=1.0)
-        assert second.expire_idle(deadline=10.0) == 0  # a session being answered is not idle
+        assert second.expire_idle(now=10.0, ttl_seconds=0.0) == 0  # a session being answered is not idle
     with second.session_lock("s"):
         pass
-    assert second.expire_idle(deadline=10.0) == 1
+    assert second.expire_idle(now=10.0, ttl_seconds=0.0) == 1
 
 
 def test_a_concurrent_first_commit_of_one_session_is_a_conflict_not_a_crash(shared_backend):

@@ -58,6 +58,7 @@ FILL_INS = [
     ("04_sliding_window", "turns_that_fit", "course_lib.steps.window"),
     ("05_summary", "commit_state", "course_lib.steps.summary"),
     ("09_tool_memory", "add_exchange", "course_lib.steps.tool_memory"),
+    ("07_persistence_and_memory", "sessions_to_expire", "course_lib.steps.persistence"),
 ]
 
 # Written once, in 01 (issue 9: one helper, one home); later notebooks import them.

@@ -164,7 +164,8 @@ class PostgresSessionStore(SessionStore):
             ).fetchall()
         return tuple(row[0] for row in rows)
 
-    def expire_idle(self, deadline: float, busy: Collection[str] = ()) -> int:
+    def expire_idle(self, now: float, ttl_seconds: float, busy: Collection[str] = ()) -> int:
+        deadline = now - ttl_seconds  # sessions_to_expire's rule in SQL: last used before the deadline
         # A session whose lock another connection holds has a reply in progress: not idle. The
         # try-lock is transaction-scoped, and each one is an entry in the server's shared lock
         # table (about 64 per connection): one transaction over 20,000 idle sessions ran out of

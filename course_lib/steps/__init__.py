@@ -15,6 +15,8 @@ that each notebook cell and its module hold the same source.
   `plan_request`, `commit_state` (05's fill-in), `SummaryChatService` (05)
 - `course_lib.steps.comparing`: the strategy comparison with the student's `trim_by_message_count`
   and `rolling_compress` (06)
+- `course_lib.steps.persistence`: `ExerciseSessionStore` (commits by the student's `commit_session`),
+  `crash_holding_lease`, `sessions_to_expire` (07's fill-in; its home is `course_lib.session_store`) (07)
 - `course_lib.steps.long_term`: long-term memory on the student's `merge_facts`, `select_memories`,
   `build_memory_message` (08)
 

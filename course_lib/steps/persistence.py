@@ -8,6 +8,10 @@ new state; the store swaps it in under its lock, so a commit leaves the old stat
 never half of it. The exercise's `SessionConflictError` / `SessionOwnerError` become the library's,
 so `ChatService` reports them as it reports those of the SQLite store.
 
+`sessions_to_expire` is the TTL rule of section 1.6 (the notebook's fill-in): which idle sessions
+a TTL removes. Its home is `course_lib.session_store`, whose stores expire sessions by it (the
+stores are imported here, so the rule cannot live here); it is re-exported under the notebook's name.
+
 The lease of section 1.5 needs no store of its own: `SQLiteSessionStore(path, take_lease=...)` asks
 the exercise `take_lease` whether a process may answer in a session. `crash_holding_lease` makes the
 lesson's crashed process: a real, separate one that takes a session's lease and dies mid-turn.
@@ -31,6 +35,7 @@ from course_lib.session_store import (
     _conflict_text,
     check_owner,
     check_storable,
+    sessions_to_expire,  # noqa: F401 — the course's version of 07's fill-in, imported from here
 )
 from course_lib.whole_history import BrokenHistoryError, WholeHistory
 from course_lib.your_code import on_each_call
