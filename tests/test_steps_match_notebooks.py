@@ -58,6 +58,7 @@ FILL_INS = [
     ("04_sliding_window", "turns_that_fit", "course_lib.steps.window"),
     ("05_summary", "commit_state", "course_lib.steps.summary"),
     ("09_tool_memory", "add_exchange", "course_lib.steps.tool_memory"),
+    ("10_measuring_memory", "category_scores", "course_lib.memory_eval.report"),
 ]
 
 # Written once, in 01 (issue 9: one helper, one home); later notebooks import them.
