@@ -107,3 +107,24 @@ def test_the_front_runs_on_the_students_pareto_front():
     assert "](../exercises/pareto_front.py)" in _cell(cells, "a7c41e90").source
     assert 'check("pareto_front")' in _cell(cells, "2933e73b").source
     assert "](../exercises/pareto_front.py)" in _cell(cells, "384053d3").source
+
+
+# --- issue 29: the per-category table is the student's fill-in ----------------------------------------------
+
+
+def test_the_category_table_runs_on_the_students_category_scores():
+    from notebook_text import cell_text
+
+    cells = load_cells("10_measuring_memory")
+    ids = [cell.get("id") for cell in cells]
+    intro = _cell(cells, "nb10-scores-intro").source
+    assert "**Заполните** `category_scores`" in intro and "`None`" in intro and "без округления" in intro
+    assert 'raise NotImplementedError("Заполните доли по видам вопросов")' in _cell(cells, "nb10-scores-stub").source
+    check = _cell(cells, "nb10-scores-check")
+    assert cell_text(check).strip() == ("↪ category_scores: ячейка ещё не заполнена — дальше работает версия курса "
+                                        "(её можно раскрыть в свёрнутой ячейке ниже).")
+    assert check.source.count("    # ") == 5  # each example but the empty one says what it catches
+    assert "scores=category_scores" in _cell(cells, "226a0292").source  # section 5's table
+    assert "scores=category_scores" in _cell(cells, "b8e0cfec").source  # section 6's tight summary
+    assert ids.index("nb10-scores-intro") < ids.index("nb10-scores-check") < ids.index("226a0292")
+    assert len(cells) <= 60

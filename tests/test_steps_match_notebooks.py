@@ -59,6 +59,7 @@ FILL_INS = [
     ("05_summary", "commit_state", "course_lib.steps.summary"),
     ("09_tool_memory", "add_exchange", "course_lib.steps.tool_memory"),
     ("07_persistence_and_memory", "sessions_to_expire", "course_lib.steps.persistence"),
+    ("10_measuring_memory", "category_scores", "course_lib.memory_eval.report"),
 ]
 
 # Written once, in 01 (issue 9: one helper, one home); later notebooks import them.

@@ -74,6 +74,31 @@ def evidence_in(question: Question, request: Sequence[dict]) -> str:
     return ", ".join(marks) if marks else "доказательств нет: ответа в разговоре не было"
 
 
+class ReadOnlyRecord(dict):
+    """A question's record as a run's JSON line holds it, that refuses every change. Notebook 10's
+    fill-in examples are made of these: a `category_scores` that writes into the records it sums
+    fails its check with a plain message instead of passing (the examples are copies otherwise)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("записи прогона только читают: считайте в своих переменных")
+
+    __setitem__ = __delitem__ = __ior__ = pop = popitem = clear = update = setdefault = _refuse
+
+    def __copy__(self) -> dict:
+        return dict(self)  # a copy is the student's own: it may change
+
+    def __deepcopy__(self, memo: dict) -> ReadOnlyRecord:
+        return self  # nothing can change it, so the example's copy may be the record itself
+
+
+def example_record(category: str, correct: bool, found: int = 0, total: int = 0, *,
+                   abstained: bool = False) -> ReadOnlyRecord:
+    """A record for notebook 10's fill-in examples: the fields `category_scores` reads, with the
+    names of a run's JSON (`found` and `total` are `evidence_found` and `evidence_total`)."""
+    return ReadOnlyRecord(category=category, correct=correct, abstained=abstained,
+                          evidence_total=total, evidence_found=found)
+
+
 @dataclass(frozen=True)
 class Point:
     name: str
