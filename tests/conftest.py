@@ -78,6 +78,15 @@ def offline_settings(monkeypatch: pytest.MonkeyPatch) -> Settings:
 
 
 @pytest.fixture
+def offline_client():
+    """The course's offline model behind an LLMClient, closed after the test."""
+    from course_lib.llm.client import LLMClient
+
+    with LLMClient(Settings(_env_file=None, llm_backend="offline")) as made:
+        yield made
+
+
+@pytest.fixture
 def make_settings(offline_settings: Settings):
     def make(**changes: object) -> Settings:
         return offline_settings.model_copy(update=changes)

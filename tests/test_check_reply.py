@@ -11,19 +11,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from course_lib.chat_service import ChatServiceError, validate_reply
-from course_lib.checking.catalog import get_exercise
 from course_lib.course_versions.check_reply import BlockedReply, CutOffReply, EmptyReply, ReplyError, check_reply
 from course_lib.llm.client import LLMResult
-from course_lib.your_code import COURSE, YOURS, ExerciseCode
+from course_lib.your_code import COURSE, YOURS
 
-from student_course import course_copy, write_exercise
+from student_course import course_copy, fix_mistake, with_mistake
 
-ROOT = Path(__file__).resolve().parents[1]
 GOOD = LLMResult(text="  Понял: заказ 8041.\n", finish_reason="stop", model="m", response_id="r",
                  prompt_tokens=10, completion_tokens=5, total_tokens=15)  # fmt: skip
 
@@ -87,17 +84,9 @@ def course(tmp_path):
     return course_copy(tmp_path)
 
 
-def _write(course: Path, text: str) -> None:
-    write_exercise(course, "check_reply", text)
-
-
 def test_a_function_that_shows_a_cut_off_reply_is_shown_beside_the_course_refusal(course):
-    reference = (ROOT / "solutions" / "check_reply.py").read_text(encoding="utf-8")
-    cut_off_passes = reference.replace('        raise CutOffReply("Ответ', '        return text.strip()\n        raise CutOffReply("Ответ')
-    assert cut_off_passes != reference
-    _write(course, cut_off_passes)
-    lines: list[str] = []
-    code = ExerciseCode(get_exercise("check_reply"), course, announce=lines.append)
+    code, lines = with_mistake(course, "check_reply", '        raise CutOffReply("Ответ',
+                               '        return text.strip()\n        raise CutOffReply("Ответ')
     assert code.implementation == COURSE and "не проходит открытые тесты" in lines[-1]
     with pytest.raises(CutOffReply):  # the chat keeps refusing: the course's version runs
         code("Понял: коф", "length")
@@ -110,6 +99,6 @@ def test_a_function_that_shows_a_cut_off_reply_is_shown_beside_the_course_refusa
     code.show_mistake("", "stop", out=shown.append)
     assert "(exercises/check_reply.py, строка" in shown[0] and "результаты совпали" in shown[-1]
 
-    _write(course, reference)
+    fix_mistake(course, "check_reply")
     assert code.refresh() == YOURS
     assert code("  Понял.  ", "stop") == "Понял."

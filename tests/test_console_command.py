@@ -18,13 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.checking.catalog import get_exercise
 from course_lib.console import run_console
 from course_lib.course_versions.console_command import console_command
-from course_lib.your_code import COURSE, YOURS, ExerciseCode
+from course_lib.your_code import COURSE, YOURS
 
 from helpers import make_app
-from support.student_course import course_copy, write_exercise
+from support.student_course import course_copy, write_exercise, fix_mistake, with_mistake
 
 ROOT = Path(__file__).resolve().parents[1]
 EMPTY = "Сообщение не должно быть пустым: модели ничего не отправлено."
@@ -99,19 +98,14 @@ def test_a_wrong_decision_is_what_the_console_does_and_a_raising_one_does_not_st
 
 def test_a_failing_function_is_shown_beside_the_course_decision(tmp_path):
     course = course_copy(tmp_path)
-    reference = (ROOT / "solutions" / "console_command.py").read_text(encoding="utf-8")
-    case_sensitive = reference.replace("    command = text.lower()\n", "    command = text\n")
-    assert case_sensitive != reference
-    write_exercise(course, "console_command", case_sensitive)
-    lines: list[str] = []
-    code = ExerciseCode(get_exercise("console_command"), course, announce=lines.append)
+    code, lines = with_mistake(course, "console_command", "    command = text.lower()\n", "    command = text\n")
     assert code.implementation == COURSE and "не проходит открытые тесты" in lines[-1]
     assert code("/New", "s-1", lambda: "s-2")["action"] == "new"  # the console keeps the course's rules
     shown: list[str] = []
     assert code.show_mistake("  /New ", "s-1", lambda: "s-2", describe=lambda d: d["action"], out=shown.append)
     assert shown[0].endswith(": unknown") and shown[1] == "  Версия курса на том же примере: new"
 
-    write_exercise(course, "console_command", reference)
+    fix_mistake(course, "console_command")
     assert code.refresh() == YOURS
     assert code("/New", "s-1", lambda: "s-2")["session_id"] == "s-2"
 

@@ -10,7 +10,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from course_lib.config import Settings
 from course_lib.llm.client import LLMClient
 from course_lib.llm.errors import LLMBadRequestError, LLMToolSequenceError
 from course_lib.llm.offline import tools as rules
@@ -36,9 +35,8 @@ MEMORY_TOOLS = [
 
 
 @pytest.fixture
-def client():
-    with LLMClient(Settings(_env_file=None, llm_backend="offline")) as made:
-        yield made
+def client(offline_client):
+    return offline_client
 
 
 def ask(client, messages, stream, **options):

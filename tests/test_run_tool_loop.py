@@ -13,19 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.checking.catalog import get_exercise
-from course_lib.config import Settings
 from course_lib.course_versions.run_tool_loop import run_tool_loop as course_run_tool_loop
-from course_lib.llm.client import LLMClient, LLMResult
+from course_lib.llm.client import LLMResult
 from course_lib.llm.tool_calls import read_call
 from course_lib.memory import MemoryStore
 from course_lib.steps.tool_memory import add_exchange
 from course_lib.tool_memory.agent import ToolAgentError, ToolMemoryChat
-from course_lib.your_code import COURSE, YOURS, ExerciseCode, recording
+from course_lib.your_code import COURSE, YOURS, recording
 
-from student_course import course_copy, write_exercise
+from student_course import course_copy, fix_mistake, with_mistake
 
-ROOT = Path(__file__).resolve().parents[1]
 PHONE = "+7 912 345-67-89"
 ASK = {"role": "user", "content": "Какой у меня телефон?"}
 
@@ -38,9 +35,8 @@ def store(tmp_path):
 
 
 @pytest.fixture
-def client():
-    with LLMClient(Settings(_env_file=None, llm_backend="offline")) as made:
-        yield made
+def client(offline_client):
+    return offline_client
 
 
 class SpyLoop:
@@ -140,13 +136,8 @@ def roles(turn):
 
 def test_a_loop_that_drops_the_exchange_is_shown_and_the_chat_carries_on(tmp_path, client, store):
     course = course_copy(tmp_path / "course")
-    reference = (ROOT / "solutions" / "run_tool_loop.py").read_text(encoding="utf-8")
-    dropped = reference.replace("        messages = add_exchange(messages, reply, results)\n",
-                                "        add_exchange(messages, reply, results)\n")
-    assert dropped != reference
-    write_exercise(course, "run_tool_loop", dropped)
-    lines: list[str] = []
-    code = ExerciseCode(get_exercise("run_tool_loop"), course, announce=lines.append)
+    code, lines = with_mistake(course, "run_tool_loop", "        messages = add_exchange(messages, reply, results)\n",
+                               "        add_exchange(messages, reply, results)\n")
     assert code.implementation == COURSE and "не проходит открытые тесты" in lines[-1]
 
     shown: list[str] = []
@@ -162,6 +153,6 @@ def test_a_loop_that_drops_the_exchange_is_shown_and_the_chat_carries_on(tmp_pat
         reply = chat.reply("Какой у меня телефон?")
     assert reply.text and used["run_tool_loop"] == COURSE and code.calls[COURSE] == 1
 
-    write_exercise(course, "run_tool_loop", reference)
+    fix_mistake(course, "run_tool_loop")
     assert code.refresh() == YOURS
     assert roles(code(*example)) == "user → вызовы → tool → assistant"

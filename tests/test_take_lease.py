@@ -25,7 +25,7 @@ from course_lib.session_store import SessionBusyError, SessionStoreError, SQLite
 from course_lib.steps.persistence import crash_holding_lease
 from course_lib.your_code import COURSE, YOURS, ExerciseCode
 
-from student_course import course_copy, write_exercise
+from student_course import course_copy, write_exercise, fix_mistake, with_mistake
 
 ROOT = Path(__file__).resolve().parents[1]
 ME = {"owner": "b", "host": "app-1", "pid": 5151}
@@ -139,14 +139,8 @@ def course(tmp_path):
 
 
 def test_a_function_that_overtakes_a_live_holder_is_shown_and_the_store_keeps_the_course_rule(course, tmp_path):
-    reference = (ROOT / "solutions" / "take_lease.py").read_text(encoding="utf-8")
-    overtaking = reference.replace(
-        '        crashed = current["host"] == host and not current["alive"]', '        crashed = current["host"] == host'
-    )
-    assert overtaking != reference
-    write_exercise(course, "take_lease", overtaking)
-    lines: list[str] = []
-    code = ExerciseCode(get_exercise("take_lease"), course, announce=lines.append)
+    code, lines = with_mistake(course, "take_lease", '        crashed = current["host"] == host and not current["alive"]',
+                               '        crashed = current["host"] == host')
     assert code.implementation == COURSE and "не проходит открытые тесты" in lines[-1]
 
     def who(lease):
@@ -166,7 +160,7 @@ def test_a_function_that_overtakes_a_live_holder_is_shown_and_the_store_keeps_th
                 pass
     assert code.calls[COURSE] >= 2 and code.calls[YOURS] == 0
 
-    write_exercise(course, "take_lease", reference)
+    fix_mistake(course, "take_lease")
     assert code.refresh() == YOURS
     with second.session_lock("race"):
         pass

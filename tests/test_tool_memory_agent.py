@@ -32,9 +32,8 @@ def store(memory_backend):
 
 
 @pytest.fixture
-def client():
-    with LLMClient(Settings(_env_file=None, llm_backend="offline")) as made:
-        yield made
+def client(offline_client):
+    return offline_client
 
 
 def chat_for(client, store, user="anna", **options):

@@ -14,14 +14,13 @@ import copy
 
 import pytest
 
-from course_lib.checking.catalog import get_exercise
 from course_lib.course_versions.validate_history import validate_history
 from course_lib.llm.client import LLMClient
 from course_lib.steps import single_history
 from course_lib.steps.common import ChatServiceError
 from course_lib.steps.single_history import SingleHistoryChatService
-from course_lib.your_code import COURSE, YOURS, ExerciseCode, your_code
-from student_course import ROOT, course_copy, write_exercise
+from course_lib.your_code import COURSE, YOURS, your_code
+from student_course import course_copy, fix_mistake, with_mistake
 
 
 def user(text: str) -> dict[str, str]:
@@ -113,12 +112,7 @@ def test_the_steps_module_takes_the_exercise_through_your_code(client):
 
 def test_a_function_that_lets_a_half_saved_turn_through_is_shown_beside_the_course_refusal(tmp_path):
     course = course_copy(tmp_path)
-    reference = (ROOT / "solutions" / "validate_history.py").read_text(encoding="utf-8")
-    half_passes = reference.replace('    if expected != "user":\n        raise', '    if False:\n        raise')
-    assert half_passes != reference
-    write_exercise(course, "validate_history", half_passes)
-    lines: list[str] = []
-    code = ExerciseCode(get_exercise("validate_history"), course, announce=lines.append)
+    code, lines = with_mistake(course, "validate_history", '    if expected != "user":\n        raise', '    if False:\n        raise')
     assert code.implementation == COURSE and "не проходит открытые тесты" in lines[-1]
     with pytest.raises(ValueError, match="наполовину"):  # the chat keeps refusing: the course's version runs
         code(COFFEE[:3])
@@ -128,6 +122,6 @@ def test_a_function_that_lets_a_half_saved_turn_through_is_shown_beside_the_cour
     assert "вернула 1: такая история ушла бы модели" in shown[0]
     assert shown[1].startswith("  Версия курса на том же примере: выбросила ValueError: Сообщение №3: ход сохранён наполовину")
 
-    write_exercise(course, "validate_history", reference)
+    fix_mistake(course, "validate_history")
     assert code.refresh() == YOURS
     assert code(COFFEE) == 2
