@@ -224,6 +224,8 @@ def fake(name):
                     "ранние обмены хода потеряны")
         return f"обмен №{number}: ожидалось сообщение ассистента с вызовами, а стоит сообщение с ролью {role}"
 
+    awaited = [0]  # tool_model: the exchange count its next request must reach (its last reply called tools)
+
     def tool_model(messages):
         plan = plan_of(messages)
         at, number = 1, 1
@@ -242,7 +244,12 @@ def fake(name):
                     raise ValueError(f"обмен №{number}: после сообщения с вызовами нет результата вызова {call['id']}")
                 at += 1
             number += 1
-        return planned_reply(plan, number)
+        if number < awaited[0]:  # the calls this model made last time have no exchange in the request
+            raise ValueError(f"в запросе нет обмена №{awaited[0] - 1}: модель вызвала инструменты, а её вызовы и их "
+                             "результаты не дошли до следующего запроса — она видит ход без них")
+        reply = planned_reply(plan, number)
+        awaited[0] = number + 1 if type(reply) is type({}) and reply.get("tool_calls") else 0
+        return reply
 
     def tool_runner(tool_calls):
         if type(tool_calls) is not type([]):
