@@ -218,8 +218,15 @@ class InMemorySessionStore(SessionStore):
             return tuple(sorted(key for key, (state, _) in self._states.items() if state.owner == owner))
 
     def expire_idle(self, now: float, ttl_seconds: float, busy: Collection[str] = ()) -> int:
+        deadline = now - ttl_seconds
         with self._lock:
-            last_used = {session_id: used_at for session_id, (_, used_at) in self._states.items()}
+            # Every turn asks (ChatService): hand the rule only the candidates, as the SQLite store's
+            # index does. Ordered by last commit, they are a prefix (the boundary included).
+            last_used = {}
+            for session_id, (_, used_at) in self._states.items():
+                if used_at > deadline:
+                    break
+                last_used[session_id] = used_at
             expired = self._sessions_to_expire(last_used, now, ttl_seconds, frozenset(busy))
             removed = [self._states.pop(session_id, None) for session_id in expired]
         return sum(entry is not None for entry in removed)

@@ -78,11 +78,12 @@ def offline_settings(monkeypatch: pytest.MonkeyPatch) -> Settings:
 
 
 @pytest.fixture
-def offline_client():
-    """The course's offline model behind an LLMClient, closed after the test."""
+def offline_client(offline_settings: Settings):
+    """The course's offline model behind an LLMClient (the developer's environment ignored), closed
+    after the test."""
     from course_lib.llm.client import LLMClient
 
-    with LLMClient(Settings(_env_file=None, llm_backend="offline")) as made:
+    with LLMClient(offline_settings) as made:
         yield made
 
 

@@ -33,13 +33,6 @@ class FakeClock:
 
 
 @pytest.fixture
-def offline_client(offline_settings):
-    client = LLMClient(offline_settings)
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
 

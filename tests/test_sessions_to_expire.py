@@ -19,7 +19,6 @@ import pytest
 
 from course_lib.chat_history import SlidingWindowHistory
 from course_lib.chat_service import ChatService
-from course_lib.llm.client import LLMClient
 from course_lib.session_store import InMemorySessionStore, SQLiteSessionStore, sessions_to_expire
 from course_lib.steps import persistence
 from course_lib.tokenizer import TokenCounter
@@ -65,13 +64,6 @@ def test_the_sqlite_store_counts_leased_sessions_as_busy(tmp_path):
     assert calls == [({"a": 1.0, "b": 1.0}, 100.0, 10.0, frozenset({"b"}))]
     assert store.session_ids() == ("b",)
     store.close(), other.close()
-
-
-@pytest.fixture
-def offline_client(offline_settings):
-    client = LLMClient(offline_settings)
-    yield client
-    client.close()
 
 
 def test_the_service_hands_the_store_its_clock_and_ttl(offline_client):
